@@ -1,0 +1,3 @@
+"""shredfold: benchmarks for multimodal reasoning about shredded and folded paper."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,363 @@
+"""Experiment specs: pydantic models and ``load_spec`` with errors that name the YAML path.
+
+The spec is the single source of truth for an experiment. JSON Schema in ``schemas/`` is
+generated from these models (``shredfold schema``); a test fails when the two drift.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from shredfold.corpus.document import DOMAINS, Domain
+
+BUILTIN_MODELS = ("oracle", "ocr-islands", "jigsaw-ocr")
+
+
+class SpecError(ValueError):
+    """A spec that cannot be used; the message names the file, the YAML path and the cause."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# ---------------------------------------------------------------- ShredBench settings
+
+
+class RenderSettings(_Strict):
+    """How a document becomes a page image. Every field enters the sample key."""
+
+    width: Annotated[int, Field(ge=400, le=4000)] = 1600
+    margin: Annotated[int, Field(ge=0, le=400)] = 96
+    prose_font_size: Annotated[int, Field(ge=8, le=96)] = 30
+    code_font_size: Annotated[int, Field(ge=8, le=96)] = 24
+    table_font_size: Annotated[int, Field(ge=8, le=96)] = 26
+    line_spacing: Annotated[float, Field(ge=1.0, le=3.0)] = 1.45
+    ink: tuple[int, int, int] = (24, 24, 28)
+    paper: tuple[int, int, int] = (246, 243, 236)
+    texture: Annotated[float, Field(ge=0.0, le=1.0)] = 0.35
+
+
+class RenderOverrides(_Strict):
+    """Per-domain changes to :class:`RenderSettings`; unset fields keep the shared value."""
+
+    width: Annotated[int, Field(ge=400, le=4000)] | None = None
+    margin: Annotated[int, Field(ge=0, le=400)] | None = None
+    prose_font_size: Annotated[int, Field(ge=8, le=96)] | None = None
+    code_font_size: Annotated[int, Field(ge=8, le=96)] | None = None
+    table_font_size: Annotated[int, Field(ge=8, le=96)] | None = None
+    line_spacing: Annotated[float, Field(ge=1.0, le=3.0)] | None = None
+    ink: tuple[int, int, int] | None = None
+    paper: tuple[int, int, int] | None = None
+    texture: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
+
+
+class FlatSettings(_Strict):
+    """2D scrap realism: paper tint, drop shadow, lighting gradient, sensor noise."""
+
+    tint: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
+    shadow_offset: Annotated[float, Field(ge=0.0, le=40.0)] = 6.0
+    shadow_blur: Annotated[float, Field(ge=0.0, le=40.0)] = 5.0
+    shadow_opacity: Annotated[float, Field(ge=0.0, le=1.0)] = 0.45
+    lighting: Annotated[float, Field(ge=0.0, le=1.0)] = 0.12
+    noise: Annotated[float, Field(ge=0.0, le=20.0)] = 2.0
+
+
+class SynthesisSettings(_Strict):
+    """How pieces are cut, turned into scraps and scattered. Every field enters the key."""
+
+    mode: Literal["flat", "blender"] = "flat"
+    jagged: Annotated[float, Field(ge=0.0, le=20.0)] = 3.0
+    max_rotation: Annotated[float, Field(ge=0.0, le=180.0)] = 180.0
+    table: tuple[int, int, int] = (92, 74, 58)
+    composite_gap: Annotated[int, Field(ge=0, le=400)] = 24
+    flat: FlatSettings = FlatSettings()
+    blender: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Blender-mode parameters (validated by the blender synthesizer).",
+    )
+
+
+class CorpusSource(_Strict):
+    """Where documents come from: the built-in set, a folder (domain = sub-folder), or JSONL."""
+
+    builtin: bool = True
+    folder: Path | None = None
+    jsonl: Path | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> CorpusSource:
+        chosen = [self.folder is not None, self.jsonl is not None]
+        if sum(chosen) > 1:
+            raise ValueError("give at most one of 'folder' and 'jsonl'")
+        return self
+
+
+class ShredBenchSpec(_Strict):
+    domains: list[Domain] = Field(min_length=1)
+    granularities: list[Annotated[int, Field(ge=1, le=256)]] = Field(min_length=1)
+    documents_per_domain: Annotated[int, Field(ge=1)] = 4
+    corpus: CorpusSource = CorpusSource()
+    render: RenderSettings = RenderSettings()
+    render_by_domain: dict[Domain, RenderOverrides] = Field(default_factory=dict)
+    synthesis: SynthesisSettings = SynthesisSettings()
+
+    @field_validator("domains", "granularities")
+    @classmethod
+    def _unique(cls, v: list[Any]) -> list[Any]:
+        if len(set(v)) != len(v):
+            raise ValueError("entries must be unique")
+        return v
+
+    def render_for(self, domain: str) -> RenderSettings:
+        over = self.render_by_domain.get(domain)  # type: ignore[call-overload]
+        if over is None:
+            return self.render
+        changes = {k: v for k, v in over.model_dump().items() if v is not None}
+        return self.render.model_copy(update=changes)
+
+
+# ---------------------------------------------------------------- models
+
+
+class Decoding(_Strict):
+    temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 0.0
+    max_tokens: Annotated[int, Field(ge=1)] = 4096
+    top_p: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
+    seed: int | None = None
+
+
+class ImageHandling(_Strict):
+    mode: Literal["pieces", "composite"] = "pieces"
+    detail: Literal["auto", "low", "high"] = "auto"
+    max_side: Annotated[int, Field(ge=64, le=8192)] = 1600
+
+
+class ModelConfig(_Strict):
+    """One model: a built-in solver, or an OpenAI-compatible Chat Completions endpoint."""
+
+    id: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
+    adapter: str = "openai"
+    base_url: str | None = None
+    model: str | None = Field(default=None, description="Model name at the endpoint.")
+    api_key_env: str | None = Field(
+        default=None, description="Environment variable that holds the API key (never the key)."
+    )
+    decoding: Decoding = Decoding()
+    images: ImageHandling = ImageHandling()
+    timeout_s: Annotated[float, Field(gt=0)] = 120.0
+    max_attempts: Annotated[int, Field(ge=1, le=20)] = 5
+    max_concurrency: Annotated[int, Field(ge=1, le=256)] = 4
+    requests_per_minute: Annotated[float, Field(gt=0)] | None = None
+    tokens_per_minute: Annotated[float, Field(gt=0)] | None = None
+    price_input_per_mtok: Annotated[float, Field(ge=0)] = 0.0
+    price_output_per_mtok: Annotated[float, Field(ge=0)] = 0.0
+    endpoint_slots: Annotated[int, Field(ge=1)] = Field(
+        default=1,
+        description="Parallel Snakemake jobs allowed against this endpoint (shared resource).",
+    )
+    reference: bool = Field(
+        default=False, description="A reference row (e.g. the oracle), marked on the leaderboard."
+    )
+    notes: str | None = None
+
+    @model_validator(mode="after")
+    def _check_adapter(self) -> ModelConfig:
+        if self.adapter == "openai":
+            if not self.base_url or not self.model:
+                raise ValueError("adapter 'openai' needs 'base_url' and 'model'")
+        elif self.adapter not in BUILTIN_MODELS:
+            raise ValueError(
+                f"unknown adapter {self.adapter!r}; expected 'openai' or one of "
+                + ", ".join(BUILTIN_MODELS)
+            )
+        return self
+
+
+# ---------------------------------------------------------------- the spec
+
+
+class Spec(_Strict):
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
+    description: str | None = None
+    seed: int = 0
+    shred: ShredBenchSpec | None = None
+    models: list[str | ModelConfig] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> Spec:
+        ids = [m if isinstance(m, str) else m.id for m in self.models]
+        dup = sorted({i for i in ids if ids.count(i) > 1})
+        if dup:
+            raise ValueError(f"model ids must be unique, repeated: {', '.join(dup)}")
+        return self
+
+
+class ResolvedSpec(BaseModel):
+    """A spec with model references resolved and paths made absolute."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: Path
+    spec: Spec
+    models: list[ModelConfig]
+
+
+# ---------------------------------------------------------------- loading
+
+
+def _yaml_lines(text: str) -> dict[tuple[str, ...], int]:
+    """Map each YAML path (as a tuple of str keys/indices) to its 1-based line number."""
+    out: dict[tuple[str, ...], int] = {}
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError:
+        return out
+
+    def walk(node: yaml.Node | None, path: tuple[str, ...]) -> None:
+        if node is None:
+            return
+        out[path] = node.start_mark.line + 1
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                key = str(k.value)
+                out[(*path, key)] = k.start_mark.line + 1
+                walk(v, (*path, key))
+        elif isinstance(node, yaml.SequenceNode):
+            for i, v in enumerate(node.value):
+                walk(v, (*path, str(i)))
+
+    walk(root, ())
+    return out
+
+
+def _format_loc(loc: tuple[Any, ...]) -> tuple[str, tuple[str, ...]]:
+    """Render a pydantic error location as a YAML path, dropping union-branch tags."""
+    parts: list[str] = []
+    raw: list[str] = []
+    for p in loc:
+        if isinstance(p, int):
+            parts.append(f"[{p}]")
+            raw.append(str(p))
+        elif isinstance(p, str) and (
+            p in ("str", "ModelConfig") or p.startswith(("function-", "literal["))
+        ):
+            continue
+        else:
+            parts.append(("." if parts else "") + str(p))
+            raw.append(str(p))
+    return "".join(parts) or "<top>", tuple(raw)
+
+
+def format_validation_error(err: ValidationError, source: str, text: str, prefix: tuple[str, ...] = ()) -> str:
+    lines = _yaml_lines(text)
+    msgs = []
+    seen = set()
+    for e in err.errors():
+        where, raw = _format_loc(tuple(e["loc"]))
+        full = (*prefix, *raw)
+        line = None
+        for cut in range(len(full), -1, -1):
+            if full[:cut] in lines:
+                line = lines[full[:cut]]
+                break
+        msg = e["msg"]
+        if e["type"] == "extra_forbidden":
+            msg = "unknown field"
+        entry = f"{source}:{line if line else '?'}: {where}: {msg}"
+        if entry not in seen:
+            seen.add(entry)
+            msgs.append(entry)
+    return "\n".join(msgs)
+
+
+def _read_yaml(path: Path) -> tuple[Any, str]:
+    if not path.is_file():
+        raise SpecError(f"{path}: file not found")
+    text = path.read_text(encoding="utf-8")
+    try:
+        return yaml.safe_load(text), text
+    except yaml.YAMLError as exc:
+        raise SpecError(f"{path}: not valid YAML: {exc}") from exc
+
+
+def load_model_config(path: Path) -> ModelConfig:
+    data, text = _read_yaml(path)
+    if not isinstance(data, dict):
+        raise SpecError(f"{path}:1: <top>: expected a mapping of model settings")
+    try:
+        return ModelConfig.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError(format_validation_error(exc, str(path), text)) from None
+
+
+def resolve_model(ref: str, models_dir: Path) -> ModelConfig:
+    """A model named in a spec: ``specs/models/<ref>.yaml`` if present, else a built-in."""
+    candidate = models_dir / f"{ref}.yaml"
+    if candidate.is_file():
+        cfg = load_model_config(candidate)
+        if cfg.id != ref:
+            raise SpecError(f"{candidate}: id {cfg.id!r} does not match its file name {ref!r}")
+        return cfg
+    if ref in BUILTIN_MODELS:
+        return ModelConfig(id=ref, adapter=ref, reference=(ref == "oracle"))
+    raise SpecError(
+        f"model {ref!r}: no file {candidate} and not a built-in ({', '.join(BUILTIN_MODELS)})"
+    )
+
+
+def load_spec(path: str | Path, models_dir: str | Path | None = None) -> ResolvedSpec:
+    """Load and validate a spec; raise :class:`SpecError` naming the YAML path and cause."""
+    path = Path(path).resolve()
+    data, text = _read_yaml(path)
+    if not isinstance(data, dict):
+        raise SpecError(f"{path}:1: <top>: expected a mapping")
+    try:
+        spec = Spec.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError(format_validation_error(exc, str(path), text)) from None
+
+    mdir = Path(models_dir) if models_dir else path.parent / "models"
+    models = []
+    for i, ref in enumerate(spec.models):
+        try:
+            models.append(resolve_model(ref, mdir) if isinstance(ref, str) else ref)
+        except SpecError as exc:
+            line = _yaml_lines(text).get(("models", str(i)), "?")
+            raise SpecError(f"{path}:{line}: models[{i}]: {exc}") from None
+    ids = [m.id for m in models]
+    if len(set(ids)) != len(ids):
+        raise SpecError(f"{path}: models: ids must be unique after resolving files: {ids}")
+
+    if spec.shred is not None:
+        corpus = spec.shred.corpus
+        updates: dict[str, Path] = {}
+        for field in ("folder", "jsonl"):
+            p = getattr(corpus, field)
+            if p is not None:
+                absolute = p if p.is_absolute() else (path.parent / p).resolve()
+                if not absolute.exists():
+                    line = _yaml_lines(text).get(("shred", "corpus", field), "?")
+                    raise SpecError(
+                        f"{path}:{line}: shred.corpus.{field}: {absolute} does not exist"
+                    )
+                updates[field] = absolute
+        if updates:
+            new_shred = spec.shred.model_copy(update={"corpus": corpus.model_copy(update=updates)})
+            spec = spec.model_copy(update={"shred": new_shred})
+    return ResolvedSpec(path=path, spec=spec, models=models)
+
+
+def json_schemas() -> dict[str, dict[str, Any]]:
+    """The JSON Schemas written to ``schemas/`` (file name → schema)."""
+    return {
+        "spec.schema.json": Spec.model_json_schema(),
+        "model.schema.json": ModelConfig.model_json_schema(),
+    }
+
+
+ALL_DOMAINS = DOMAINS

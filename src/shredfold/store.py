@@ -1,0 +1,182 @@
+"""Content-addressed store.
+
+An object is a folder ``<root>/<stage>/<key[:2]>/<key>/``. It is built in a temporary sibling
+and renamed into place only when complete, so a crash never leaves half an object behind and
+existence of the folder means the object is whole. Each object carries ``_manifest.json`` with
+the SHA-256 of its files so ``verify`` can detect tampering or bit rot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+MANIFEST = "_manifest.json"
+
+
+def canonical_json(obj: Any) -> bytes:
+    """Canonical JSON: sorted keys, compact separators, UTF-8."""
+    return json.dumps(
+        obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def content_key(
+    stage: str, version: int | str, params: Mapping[str, Any], inputs: Sequence[str] = ()
+) -> str:
+    """SHA-256 of the canonical JSON of stage, stage version, parameters and input keys."""
+    return sha256_bytes(
+        canonical_json(
+            {"stage": stage, "version": version, "params": dict(params), "inputs": list(inputs)}
+        )
+    )
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary sibling and an atomic rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_json(path: str | os.PathLike[str], obj: Any, *, indent: int | None = 2) -> None:
+    text = json.dumps(obj, sort_keys=True, indent=indent, ensure_ascii=False, allow_nan=False)
+    atomic_write_text(path, text + "\n")
+
+
+def file_manifest(folder: Path) -> dict[str, str]:
+    """SHA-256 of every file under ``folder`` except the manifest itself, by POSIX relpath."""
+    out: dict[str, str] = {}
+    for p in sorted(folder.rglob("*")):
+        if p.is_file() and p.name != MANIFEST:
+            out[p.relative_to(folder).as_posix()] = sha256_file(p)
+    return out
+
+
+class Store:
+    """A content-addressed object store rooted at a folder (``results/store`` by default)."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+
+    def path(self, stage: str, key: str) -> Path:
+        if not key or any(c not in "0123456789abcdef" for c in key):
+            raise ValueError(f"store key must be lowercase hex, got {key!r}")
+        return self.root / stage / key[:2] / key
+
+    def has(self, stage: str, key: str) -> bool:
+        return (self.path(stage, key) / MANIFEST).is_file()
+
+    @contextlib.contextmanager
+    def writing(self, stage: str, key: str) -> Iterator[Path]:
+        """Yield a temporary folder; on normal exit it becomes the object ``stage/key``.
+
+        If another process committed the same key meanwhile, ours is discarded: equal keys
+        mean equal content, so either copy is right.
+        """
+        final = self.path(stage, key)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = final.parent / f".tmp-{key[:16]}-{uuid.uuid4().hex[:8]}"
+        tmp.mkdir()
+        try:
+            yield tmp
+            atomic_write_json(tmp / MANIFEST, file_manifest(tmp))
+            try:
+                os.rename(tmp, final)
+            except OSError:
+                if self.has(stage, key):
+                    shutil.rmtree(tmp, ignore_errors=True)
+                else:
+                    # A stale incomplete folder (no manifest) can only come from an old crash.
+                    shutil.rmtree(final, ignore_errors=True)
+                    os.rename(tmp, final)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+
+    def put_json(self, stage: str, key: str, obj: Any, name: str = "object.json") -> Path:
+        with self.writing(stage, key) as tmp:
+            (tmp / name).write_text(
+                json.dumps(obj, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False),
+                encoding="utf-8",
+            )
+        return self.path(stage, key)
+
+    def get_json(self, stage: str, key: str, name: str = "object.json") -> Any:
+        return json.loads((self.path(stage, key) / name).read_text(encoding="utf-8"))
+
+    def read_bytes(self, stage: str, key: str, name: str) -> bytes:
+        return (self.path(stage, key) / name).read_bytes()
+
+    def verify(self, stage: str, key: str) -> list[str]:
+        """Return the problems found with one object (empty when it is intact)."""
+        folder = self.path(stage, key)
+        if not (folder / MANIFEST).is_file():
+            return [f"{stage}/{key}: missing or incomplete"]
+        want = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        have = file_manifest(folder)
+        problems = []
+        for rel in sorted(set(want) | set(have)):
+            if rel not in have:
+                problems.append(f"{stage}/{key}/{rel}: missing")
+            elif rel not in want:
+                problems.append(f"{stage}/{key}/{rel}: not in manifest")
+            elif want[rel] != have[rel]:
+                problems.append(f"{stage}/{key}/{rel}: hash mismatch")
+        return problems
+
+    def keys(self, stage: str) -> Iterator[str]:
+        base = self.root / stage
+        if not base.is_dir():
+            return
+        for shard in sorted(base.iterdir()):
+            if shard.is_dir():
+                for obj in sorted(shard.iterdir()):
+                    if not obj.name.startswith(".") and (obj / MANIFEST).is_file():
+                        yield obj.name
+
+    def gc(self, keep: Mapping[str, Iterable[str]]) -> list[Path]:
+        """Remove objects of the named stages whose keys are not in ``keep``; return them."""
+        removed = []
+        for stage, keys in keep.items():
+            wanted = set(keys)
+            for key in list(self.keys(stage)):
+                if key not in wanted:
+                    p = self.path(stage, key)
+                    shutil.rmtree(p)
+                    removed.append(p)
+        return removed

@@ -67,6 +67,78 @@ class FlatSettings(_Strict):
     noise: Annotated[float, Field(ge=0.0, le=20.0)] = 2.0
 
 
+BLENDER_PRESETS: dict[str, dict[str, float | int | bool]] = {
+    # paper_scale / paper_samples: the paper's lighting pass, rendered at this fraction of
+    # the piece's pixels with this many Cycles samples per pixel; textured: the page texture
+    # is shaded by Cycles itself at full size (else the lighting multiplies the texture
+    # afterwards, which for a matte sheet under an orthographic camera is the same sum).
+    # shadow_scale / shadow_samples: the pass that lights the table (shadows are soft).
+    "draft": {"paper_scale": 0.5, "paper_samples": 1, "textured": False,
+              "shadow_scale": 0.25, "shadow_samples": 4},
+    "default": {"paper_scale": 0.5, "paper_samples": 2, "textured": False,
+                "shadow_scale": 0.25, "shadow_samples": 8},
+    "high": {"paper_scale": 1.0, "paper_samples": 8, "textured": True,
+             "shadow_scale": 0.5, "shadow_samples": 16},
+}
+
+
+class BlenderSettings(_Strict):
+    """Blender-mode (bpy, Cycles) scraps: each piece a thin crumpled, creased sheet lit by
+    one sun, casting a soft shadow on the table. ``preset`` sets the render quality;
+    ``samples`` and ``resolution`` override its paper pass. Lengths are in page pixels.
+    Every field enters the sample key."""
+
+    preset: Literal["draft", "default", "high"] = "default"
+    samples: Annotated[int, Field(ge=1, le=4096)] | None = Field(
+        default=None, description="Cycles samples per pixel of the paper pass (default: preset's)."
+    )
+    resolution: Literal[0.25, 0.5, 1.0] | None = Field(
+        default=None, description="Paper pass size as a fraction of the piece's (default: preset's)."
+    )
+    crumple: Annotated[float, Field(ge=0.0, le=80.0)] = Field(
+        default=16.0, description="Relief of the crumple displacement, px."
+    )
+    crumple_scale: Annotated[float, Field(ge=10.0, le=4000.0)] = Field(
+        default=200.0, description="Size of crumple features, px."
+    )
+    creases: Annotated[int, Field(ge=0, le=8)] = Field(
+        default=2, description="Most fold lines per piece (each piece draws 0..creases)."
+    )
+    crease_angle: Annotated[float, Field(ge=0.0, le=20.0)] = Field(
+        default=4.0, description="Most tilt of the paper on each side of a fold line, degrees."
+    )
+    thickness: Annotated[float, Field(ge=0.0, le=10.0)] = Field(
+        default=1.0, description="Paper thickness (Solidify), px."
+    )
+    light_elevation: Annotated[float, Field(ge=10.0, le=90.0)] = Field(
+        default=45.0, description="Sun height above the table, degrees."
+    )
+    light_azimuth: Annotated[float, Field(ge=0.0, lt=360.0)] | None = Field(
+        default=None,
+        description="Where the sun is, degrees counter-clockwise from the image's right; "
+        "None: random per sample.",
+    )
+    light_softness: Annotated[float, Field(ge=0.0, le=45.0)] = Field(
+        default=10.0, description="Angular diameter of the sun (shadow softness), degrees."
+    )
+    ambient: Annotated[float, Field(ge=0.0, le=0.9)] = Field(
+        default=0.35, description="Share of a flat sheet's brightness from shadowless fill light."
+    )
+    shadow_opacity: Annotated[float, Field(ge=0.0, le=1.0)] = 0.6
+    grain: Annotated[float, Field(ge=0.0, le=20.0)] = Field(
+        default=1.5, description="Sensor noise on the paper, grey levels (std)."
+    )
+
+    def quality(self) -> dict[str, float | int | bool]:
+        """The preset's render settings with this spec's overrides applied."""
+        q = dict(BLENDER_PRESETS[self.preset])
+        if self.samples is not None:
+            q["paper_samples"] = self.samples
+        if self.resolution is not None:
+            q["paper_scale"] = self.resolution
+        return q
+
+
 class SynthesisSettings(_Strict):
     """How pieces are cut, turned into scraps and scattered. Every field enters the key."""
 
@@ -76,10 +148,7 @@ class SynthesisSettings(_Strict):
     table: tuple[int, int, int] = (92, 74, 58)
     composite_gap: Annotated[int, Field(ge=0, le=400)] = 24
     flat: FlatSettings = FlatSettings()
-    blender: dict[str, Any] = Field(
-        default_factory=dict,
-        description="Blender-mode parameters (validated by the blender synthesizer).",
-    )
+    blender: BlenderSettings = BlenderSettings()
 
 
 class CorpusSource(_Strict):
@@ -125,10 +194,16 @@ class ShredBenchSpec(_Strict):
 
 
 class Decoding(_Strict):
-    temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 0.0
+    temperature: Annotated[float, Field(ge=0.0, le=2.0)] | None = Field(
+        default=0.0, description="None: not sent (reasoning models accept only their default)."
+    )
     max_tokens: Annotated[int, Field(ge=1)] = 4096
+    max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = Field(
+        default="max_tokens",
+        description="Request field that carries max_tokens (OpenAI's GPT-5 wants the second).",
+    )
     top_p: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
-    seed: int | None = None
+    seed: int | None = Field(default=None, description="Sent only where set (not all APIs take it).")
 
 
 class ImageHandling(_Strict):
@@ -151,11 +226,19 @@ class ModelConfig(_Strict):
     images: ImageHandling = ImageHandling()
     timeout_s: Annotated[float, Field(gt=0)] = 120.0
     max_attempts: Annotated[int, Field(ge=1, le=20)] = 5
+    backoff_s: Annotated[float, Field(ge=0, le=60)] = Field(
+        default=1.0, description="Base of the exponential backoff between attempts (full jitter)."
+    )
     max_concurrency: Annotated[int, Field(ge=1, le=256)] = 4
     requests_per_minute: Annotated[float, Field(gt=0)] | None = None
     tokens_per_minute: Annotated[float, Field(gt=0)] | None = None
     price_input_per_mtok: Annotated[float, Field(ge=0)] = 0.0
     price_output_per_mtok: Annotated[float, Field(ge=0)] = 0.0
+    extra_body: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Extra Chat Completions fields sent as-is (e.g. reasoning_effort); part of "
+        "the model's identity.",
+    )
     endpoint_slots: Annotated[int, Field(ge=1)] = Field(
         default=1,
         description="Parallel Snakemake jobs allowed against this endpoint (shared resource).",
@@ -268,6 +351,8 @@ def format_validation_error(err: ValidationError, source: str, text: str, prefix
         msg = e["msg"]
         if e["type"] == "extra_forbidden":
             msg = "unknown field"
+        elif isinstance(e.get("input"), str | int | float | bool) and e["type"] != "missing":
+            msg += f" (got {e['input']!r})"
         entry = f"{source}:{line if line else '?'}: {where}: {msg}"
         if entry not in seen:
             seen.add(entry)

@@ -180,3 +180,8 @@ class Store:
                     shutil.rmtree(p)
                     removed.append(p)
         return removed
+
+
+def load_json(path: str | os.PathLike[str]) -> Any:
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)

@@ -1,0 +1,18 @@
+# shredfold: spec → samples → model queries → scores → leaderboard.
+# Run: snakemake --cores all results/leaderboard.csv [--config spec=specs/other.yaml]
+# The rules are thin: each calls one `shredfold job …` command; paths carry content keys.
+
+config.setdefault("spec", str(Path(workflow.basedir) / "specs" / "default.yaml"))
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/shred.smk"
+include: "workflow/rules/query.smk"
+include: "workflow/rules/score.smk"
+include: "workflow/rules/aggregate.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        rules.aggregate.output.leaderboard,

@@ -1,0 +1,5 @@
+import sys
+
+from shredfold.cli import main
+
+sys.exit(main())

@@ -1,0 +1,226 @@
+"""Reading a solved puzzle: draw each cluster upright on white, OCR it, order the clusters.
+
+OCR is passed in (``Reader``: image -> lines with boxes), so this module stays testable
+without the engine; :mod:`shredfold.models.builtin.jigsaw` passes ``shredfold.ocr``.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import cv2
+import numpy as np
+from PIL import Image
+
+from shredfold.jigsaw.contour import PAPER_LEVEL, Scrap
+from shredfold.jigsaw.geometry import apply
+from shredfold.jigsaw.solve import Cluster, Solution
+
+PAD = 12  # px of white around a drawn cluster
+BAND = 1400  # px: taller pages are read in bands (the detector downsizes past ~2000 px)
+PROBE = (720, 150)  # px: the inkiest patch (w, h) read both ways up to settle a half turn
+
+
+class Line(Protocol):
+    text: str
+    box: tuple[float, float, float, float]
+    score: float
+
+
+Reader = Callable[[Image.Image], Sequence[Line]]
+
+
+@dataclass(frozen=True)
+class Word:
+    """A recognised box in the coordinates of the whole drawn cluster."""
+
+    text: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    score: float
+
+    @property
+    def height(self) -> float:
+        return self.y1 - self.y0
+
+
+def draw(cluster: Cluster, scraps: Sequence[Scrap]) -> np.ndarray:
+    """RGB uint8 image of the cluster's paper on white (no shadows)."""
+    x0, y0, x1, y1 = cluster.bounds(scraps)
+    w, h = int(np.ceil(x1 - x0)) + 2 * PAD, int(np.ceil(y1 - y0)) + 2 * PAD
+    acc = np.zeros((h, w, 3), np.float32)
+    cover = np.zeros((h, w), np.float32)
+    shift = np.array([[1.0, 0.0, PAD - x0], [0.0, 1.0, PAD - y0], [0.0, 0.0, 1.0]])
+    lo = PAPER_LEVEL * 255.0
+    for m in cluster.members:
+        sc = scraps[m]
+        pose = shift @ cluster.poses[m]
+        pts = apply(pose, sc.outline)
+        bx0, by0 = np.floor(pts.min(axis=0)).astype(int) - 2
+        bx1, by1 = np.ceil(pts.max(axis=0)).astype(int) + 2
+        bx0, by0 = max(bx0, 0), max(by0, 0)
+        bx1, by1 = min(bx1, w), min(by1, h)
+        local = np.array([[1.0, 0.0, -bx0], [0.0, 1.0, -by0], [0.0, 0.0, 1.0]]) @ pose
+        # Weight = how much of a pixel is paper: the shadow (alpha below the paper level)
+        # contributes nothing, so seams stay light.
+        a = sc.rgba[..., 3].astype(np.float32)
+        weight = np.clip((a - lo) / (255.0 - lo), 0.0, 1.0)
+        pre = np.dstack([sc.rgba[..., :3].astype(np.float32) * weight[..., None], weight])
+        warped = cv2.warpAffine(pre, local[:2], (bx1 - bx0, by1 - by0), flags=cv2.INTER_LINEAR)
+        acc[by0:by1, bx0:bx1] += warped[..., :3]
+        cover[by0:by1, bx0:bx1] += warped[..., 3]
+    cover = np.clip(cover, 0.0, 1.0)
+    out = acc + (1.0 - cover)[..., None] * 255.0
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def _ink_rows(rgb: np.ndarray) -> np.ndarray:
+    gray = rgb.mean(axis=2)
+    return (gray < 128).sum(axis=1).astype(np.float64)
+
+
+def _probe(rgb: np.ndarray) -> np.ndarray:
+    """The inkiest patch, for the which-way-up test (OCR time grows with the area read)."""
+    pw, ph = PROBE
+    ink = (rgb.mean(axis=2) < 128).astype(np.float32)
+    if ink.shape[0] > ph:
+        top = int(np.argmax(np.convolve(ink.sum(axis=1), np.ones(ph), mode="valid")))
+        rgb, ink = rgb[top : top + ph], ink[top : top + ph]
+    if ink.shape[1] > pw:
+        left = int(np.argmax(np.convolve(ink.sum(axis=0), np.ones(pw), mode="valid")))
+        rgb = rgb[:, left : left + pw]
+    return np.ascontiguousarray(rgb)
+
+
+def _confidence(lines: Sequence[Line]) -> float:
+    return float(sum(ln.score * len(ln.text) for ln in lines))
+
+
+def upright(cluster: Cluster, scraps: Sequence[Scrap], reader: Reader) -> tuple[Cluster, np.ndarray]:
+    """The cluster turned the right way up (OCR reads upside-down text badly), and its
+    drawing."""
+    rgb = draw(cluster, scraps)
+    strip = _probe(rgb)
+    ahead = _confidence(reader(Image.fromarray(strip)))
+    behind = _confidence(reader(Image.fromarray(np.ascontiguousarray(strip[::-1, ::-1]))))
+    if behind > ahead:
+        cluster = cluster.flipped(scraps)
+        rgb = np.ascontiguousarray(rgb[::-1, ::-1])
+    return cluster, rgb
+
+
+def _cuts(rgb: np.ndarray) -> list[int]:
+    """Row indices splitting the image into bands of at most BAND rows, at ink-free rows."""
+    h = rgb.shape[0]
+    if h <= BAND + 200:
+        return [0, h]
+    rows = _ink_rows(rgb)
+    cuts = [0]
+    while h - cuts[-1] > BAND + 200:
+        lo = cuts[-1] + BAND - 300
+        hi = cuts[-1] + BAND
+        cuts.append(lo + int(np.argmin(rows[lo:hi])))
+    cuts.append(h)
+    return cuts
+
+
+def read_words(rgb: np.ndarray, reader: Reader) -> list[Word]:
+    words = []
+    cuts = _cuts(rgb)
+    for top, bottom in zip(cuts, cuts[1:], strict=False):
+        for ln in reader(Image.fromarray(np.ascontiguousarray(rgb[top:bottom]))):
+            x0, y0, x1, y1 = ln.box
+            words.append(Word(ln.text, x0, y0 + top, x1, y1 + top, ln.score))
+    return words
+
+
+def rows(words: Sequence[Word]) -> list[list[Word]]:
+    """Words grouped into text rows top to bottom, each left to right (a word joins a row
+    it overlaps vertically by half the smaller height)."""
+    out: list[tuple[float, float, list[Word]]] = []
+    for wd in sorted(words, key=lambda w: (w.y0 + w.y1) / 2):
+        if out:
+            r0, r1, members = out[-1]
+            if min(r1, wd.y1) - max(r0, wd.y0) >= 0.5 * min(r1 - r0, wd.height):
+                members.append(wd)
+                out[-1] = (min(r0, wd.y0), max(r1, wd.y1), members)
+                continue
+        out.append((wd.y0, wd.y1, [wd]))
+    return [sorted(m, key=lambda w: w.x0) for _, _, m in out]
+
+
+def _columns(text: str) -> int:
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def format_text(words: Sequence[Word], kind: str) -> str:
+    grouped = rows(words)
+    if not grouped:
+        return ""
+    if kind != "code":
+        return "\n".join(" ".join(w.text for w in row) for row in grouped)
+    # Code: indentation from where each row starts, in character widths of the monospaced
+    # font, relative to the least indented row (column 0 on a whole page).
+    widths = [(w.x1 - w.x0) / _columns(w.text) for row in grouped for w in row
+              if _columns(w.text) >= 4]
+    cw = statistics.median(widths) if widths else None
+    left = min(row[0].x0 for row in grouped)
+    out = []
+    for row in grouped:
+        indent = round((row[0].x0 - left) / cw) if cw else 0
+        out.append(" " * indent + " ".join(w.text for w in row))
+    return "\n".join(out)
+
+
+@dataclass
+class Reading:
+    text: str
+    clusters: list[Cluster]  # upright, in reading order
+    words: list[list[Word]]  # recognised boxes, per cluster
+
+
+def _edges(cluster: Cluster, sol: Solution) -> set[str]:
+    """Which page edges the (upright) cluster touches: 'top', 'bottom', 'left', 'right'."""
+    out = set()
+    for m in cluster.members:
+        for s in sol.shapes[m].sides:
+            if not s.border:
+                continue
+            p = apply(cluster.poses[m], s.points[[0, -1]])
+            d = p[1] - p[0]
+            # Paper lies on the left of travel, normal (-dy, dx).
+            nx, ny = -d[1], d[0]
+            if abs(ny) > abs(nx):
+                out.add("top" if ny > 0 else "bottom")
+            else:
+                out.add("left" if nx > 0 else "right")
+    return out
+
+
+def read(sol: Solution, kind: str, reader: Reader) -> Reading:
+    """The page's text (or table) in reading order, from however many clusters there are."""
+    done = []
+    for cl in sol.clusters:
+        up, rgb = upright(cl, sol.scraps, reader)
+        done.append((up, rgb, read_words(rgb, reader)))
+
+    def key(item: tuple[Cluster, np.ndarray, list[Word]]) -> tuple[int, int]:
+        edges = _edges(item[0], sol)
+        band = 0 if "top" in edges else 2 if "bottom" in edges else 1
+        return band, -len(item[0].members)
+
+    done.sort(key=key)
+    if kind == "table":
+        from shredfold.jigsaw.table import table_html
+
+        text = "\n".join(table_html(rgb, words) for _, rgb, words in done[:1])
+    else:
+        text = "\n".join(t for t in (format_text(w, kind) for _, _, w in done) if t)
+    return Reading(text, [c for c, _, _ in done], [w for _, _, w in done])

@@ -1,0 +1,134 @@
+"""A table's HTML from the drawn, upright page: cells from the ruled lines, text from OCR.
+
+Rules are long straight dark runs, which text strokes never are, so a morphological opening
+with a long thin kernel keeps only them. Row bands lie between horizontal rules and column
+slots between vertical ones; two neighbouring grid units belong to one (merged) cell when
+no rule separates them. Header rows are the leading rows drawn with a darker wash.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from shredfold.jigsaw.read import Word, format_text, rows
+
+RULE_RUN = 61  # px: a straight dark run this long is a rule, not a letter
+RULE_COVER = 0.6  # share of a boundary that must be ruled to separate two units
+HEAD_WASH = 0.96  # a header row's paper is at most this bright relative to the body's
+
+
+def _positions(profile: np.ndarray, min_count: float) -> list[int]:
+    """Centres of runs of indices where ``profile`` reaches ``min_count``."""
+    idx = np.flatnonzero(profile >= min_count)
+    if not len(idx):
+        return []
+    groups = np.split(idx, np.flatnonzero(np.diff(idx) > 2) + 1)
+    return [int(round(g.mean())) for g in groups]
+
+
+def _ruled(mask: np.ndarray, x0: int, x1: int, y0: int, y1: int) -> bool:
+    part = mask[max(y0, 0) : max(y1, 1), max(x0, 0) : max(x1, 1)]
+    return part.size > 0 and float(part.any(axis=0 if y1 - y0 <= 7 else 1).mean()) >= RULE_COVER
+
+
+def grid(rgb: np.ndarray) -> tuple[list[int], list[int], np.ndarray, np.ndarray]:
+    gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
+    dark = (gray < 150).astype(np.uint8)
+    horiz = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((1, RULE_RUN), np.uint8))
+    vert = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((RULE_RUN, 1), np.uint8))
+    ys = _positions(horiz.sum(axis=1), RULE_RUN * 2)
+    xs = _positions(vert.sum(axis=0), RULE_RUN * 2)
+    return ys, xs, horiz.astype(bool), vert.astype(bool)
+
+
+def _cells(ys: list[int], xs: list[int], horiz: np.ndarray, vert: np.ndarray
+           ) -> list[tuple[int, int, int, int]]:
+    """(row, col, rowspan, colspan) of every merged cell, in row-major order."""
+    nr, nc = len(ys) - 1, len(xs) - 1
+    parent = list(range(nr * nc))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for r in range(nr):
+        for c in range(nc):
+            top, bottom = ys[r] + 3, ys[r + 1] - 3
+            left, right = xs[c] + 3, xs[c + 1] - 3
+            if c + 1 < nc and not _ruled(vert, xs[c + 1] - 3, xs[c + 1] + 4, top, bottom):
+                parent[find(r * nc + c)] = find(r * nc + c + 1)
+            if r + 1 < nr and not _ruled(horiz, left, right, ys[r + 1] - 3, ys[r + 1] + 4):
+                parent[find(r * nc + c)] = find((r + 1) * nc + c)
+    spans: dict[int, list[int]] = {}
+    for u in range(nr * nc):
+        spans.setdefault(find(u), []).append(u)
+    out = []
+    for units in spans.values():
+        rs = [u // nc for u in units]
+        cs = [u % nc for u in units]
+        out.append((min(rs), min(cs), max(rs) - min(rs) + 1, max(cs) - min(cs) + 1))
+    return sorted(out)
+
+
+def _head_rows(rgb: np.ndarray, ys: list[int], xs: list[int]) -> int:
+    gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY).astype(np.float32)
+    level = []
+    for r in range(len(ys) - 1):
+        band = gray[ys[r] + 4 : ys[r + 1] - 3, xs[0] + 4 : xs[-1] - 3]
+        level.append(float(np.median(band)) if band.size else 255.0)
+    if len(level) < 2:
+        return 0
+    body = float(np.median(level))
+    count = 0
+    while count < len(level) - 1 and level[count] < HEAD_WASH * body:
+        count += 1
+    return count
+
+
+def table_html(rgb: np.ndarray, words: Sequence[Word]) -> str:
+    ys, xs, horiz, vert = grid(rgb)
+    if len(ys) < 2 or len(xs) < 2:
+        # No ruling found (a partial page): one row per text line, cells at wide gaps.
+        body = []
+        for row in rows(words):
+            cells, cur = [], [row[0].text]
+            for prev, w in zip(row, row[1:], strict=False):
+                if w.x0 - prev.x1 > max(prev.height, w.height):
+                    cells.append(" ".join(cur))
+                    cur = []
+                cur.append(w.text)
+            cells.append(" ".join(cur))
+            body.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+        return "<table>\n" + "\n".join(body) + "\n</table>" if body else format_text(words, "prose")
+    cells = _cells(ys, xs, horiz, vert)
+    texts: dict[tuple[int, int], list[Word]] = {}
+    for w in words:
+        cx, cy = (w.x0 + w.x1) / 2, (w.y0 + w.y1) / 2
+        for r, c, rs, cs in cells:
+            if ys[r] <= cy < ys[r + rs] and xs[c] <= cx < xs[c + cs]:
+                texts.setdefault((r, c), []).append(w)
+                break
+    head = _head_rows(rgb, ys, xs)
+    lines = ["<table>"]
+    for section, lo, hi, tag in (("thead", 0, head, "th"), ("tbody", head, len(ys) - 1, "td")):
+        if hi <= lo:
+            continue
+        lines.append(f"<{section}>")
+        for r in range(lo, hi):
+            parts = []
+            for cr, c, rs, cs in cells:
+                if cr != r:
+                    continue
+                text = " ".join(" ".join(w.text for w in row) for row in rows(texts.get((r, c), [])))
+                attrs = (f' rowspan="{rs}"' if rs > 1 else "") + (f' colspan="{cs}"' if cs > 1 else "")
+                parts.append(f"<{tag}{attrs}>{html.escape(text)}</{tag}>")
+            lines.append("<tr>" + "".join(parts) + "</tr>")
+        lines.append(f"</{section}>")
+    lines.append("</table>")
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Models: the request/response contract, the OpenAI-compatible adapter and built-ins."""

@@ -1,0 +1,52 @@
+"""``ocr-islands``: OCR each image in the order presented and concatenate.
+
+This is the "fragments as isolated islands" failure mode: every scrap is read on its own,
+with no attempt to put the page back together. Each scrap is first turned so its text lines
+are horizontal (the OCR's direction classifier settles the remaining 180°), which is what
+any sensible OCR pipeline does with a photographed scrap.
+"""
+
+from __future__ import annotations
+
+import io
+from importlib import metadata
+from typing import Any
+
+from PIL import Image
+
+from shredfold.models.base import Request, Response
+from shredfold.models.builtin.orient import upright
+from shredfold.prompts.shred import kind_of_template
+from shredfold.spec import ModelConfig
+
+VERSION = 1
+
+
+def ocr_engine_id() -> str:
+    """The OCR engine and its version (its models ship inside the wheel), for cache keys."""
+    return "rapidocr-onnxruntime==" + metadata.version("rapidocr-onnxruntime")
+
+
+class OcrIslands:
+    def __init__(self, config: ModelConfig) -> None:
+        self.config = config
+
+    def identity(self) -> dict[str, Any]:
+        return {
+            "adapter": "ocr-islands",
+            "version": VERSION,
+            "ocr": ocr_engine_id(),
+            "images": self.config.images.model_dump(mode="json"),
+        }
+
+    def complete(self, request: Request) -> Response:
+        from shredfold import ocr
+
+        kind = kind_of_template(request.template)
+        parts = []
+        for png in request.images:
+            scrap = upright(Image.open(io.BytesIO(png)))
+            text = ocr.read_text(scrap, kind="code" if kind == "code" else "prose")
+            if text.strip():
+                parts.append(text)
+        return Response(text="\n".join(parts), served_model="ocr-islands")

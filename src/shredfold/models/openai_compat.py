@@ -1,0 +1,282 @@
+"""Adapter for any OpenAI-compatible Chat Completions endpoint (OpenAI, Gemini, DashScope,
+Mistral, Zhipu, vLLM, SGLang, Ollama, ``shredfold serve``).
+
+Built on httpx rather than the ``openai`` SDK: httpx is already a pinned dependency, and we
+need control the SDK hides or duplicates — our own retry policy (bounded, jittered, honours
+``Retry-After`` and counts attempts per item), a plain ``POST`` that providers with partial
+compatibility accept, errors that never echo the API key, and no extra fields sent.
+
+Images go as base64 PNG data URLs, downscaled to ``images.max_side`` when larger. The API
+key is read from the environment at call time and travels only in the Authorization header.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import random
+import threading
+import time
+from typing import Any
+
+import httpx
+from PIL import Image
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from shredfold.models.accounting import cost_usd, estimate_input_tokens
+from shredfold.models.base import ModelCallError, Request, Response, data_url
+from shredfold.models.ratelimit import RateLimiter
+from shredfold.models.retry import (
+    TRANSIENT_STATUS,
+    RetryableError,
+    RetryPolicy,
+    call_with_retries,
+    parse_retry_after,
+)
+from shredfold.spec import ModelConfig
+
+log = logging.getLogger(__name__)
+# One INFO line per HTTP request would drown the job log; failures are logged by us.
+logging.getLogger("httpx").setLevel(logging.WARNING)
+
+# Bump when the request body built from the same Request changes: it is part of the identity,
+# so answers to differently built bodies are never mixed up in the cache.
+WIRE_VERSION = 1
+
+
+class MissingApiKeyError(RuntimeError):
+    """The model names an API-key variable that is not set: a configuration error that fails
+    the job (before any call) rather than turning every item into an error."""
+
+
+# ---------------------------------------------------------------- response body (boundary)
+
+
+class _Lenient(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class _ChatMessage(_Lenient):
+    content: str | list[dict[str, Any]] | None = None
+
+
+class _Choice(_Lenient):
+    message: _ChatMessage
+    finish_reason: str | None = None
+
+
+class _Usage(_Lenient):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class ChatCompletion(_Lenient):
+    """The part of a Chat Completions response we use; anything else is ignored."""
+
+    model: str | None = None
+    choices: list[_Choice] = Field(min_length=1)
+    usage: _Usage | None = None
+
+    @property
+    def text(self) -> str:
+        content = self.choices[0].message.content
+        if content is None:
+            return ""
+        if isinstance(content, str):
+            return content
+        # Some servers return content as a list of typed parts.
+        return "".join(p.get("text", "") for p in content if p.get("type") in ("text", None))
+
+
+# ---------------------------------------------------------------- the adapter
+
+
+def prepare_image(png: bytes, max_side: int) -> bytes:
+    """The PNG as sent: unchanged when it fits in ``max_side``, else downscaled (Lanczos)."""
+    with Image.open(io.BytesIO(png)) as img:
+        w, h = img.size
+        if max(w, h) <= max_side:
+            return png
+        scale = max_side / max(w, h)
+        small = img.resize((max(1, round(w * scale)), max(1, round(h * scale))), Image.Resampling.LANCZOS)
+        buf = io.BytesIO()
+        small.save(buf, format="PNG", optimize=False)
+        return buf.getvalue()
+
+
+def image_size(png: bytes) -> tuple[int, int]:
+    with Image.open(io.BytesIO(png)) as img:
+        return img.size
+
+
+class OpenAICompatible:
+    """A model behind a Chat Completions endpoint. Thread-safe: one client, shared pool."""
+
+    def __init__(
+        self,
+        config: ModelConfig,
+        *,
+        transport: httpx.BaseTransport | None = None,
+        sleep: Any = time.sleep,
+    ) -> None:
+        if config.base_url is None or config.model is None:
+            raise ValueError(f"model {config.id!r}: adapter 'openai' needs base_url and model")
+        self.config = config
+        self.policy = RetryPolicy(max_attempts=config.max_attempts, base_s=config.backoff_s)
+        self.limiter = RateLimiter(
+            config.requests_per_minute, config.tokens_per_minute, share=config.endpoint_slots
+        )
+        self._sleep = sleep
+        self._rng = random.Random()
+        self._rng_lock = threading.Lock()
+        self._client = httpx.Client(
+            base_url=config.base_url,
+            timeout=httpx.Timeout(config.timeout_s, connect=min(10.0, config.timeout_s)),
+            limits=httpx.Limits(
+                max_connections=config.max_concurrency,
+                max_keepalive_connections=config.max_concurrency,
+            ),
+            headers={"User-Agent": "shredfold", "Content-Type": "application/json"},
+            transport=transport,
+        )
+
+    # -- identity and body
+
+    def identity(self) -> dict[str, Any]:
+        """Adapter, endpoint model, decoding and what shapes the images sent.
+
+        The base URL is left out on purpose: the same model behind another host or port (a
+        restarted local server, a proxy) gives interchangeable answers.
+        """
+        cfg = self.config
+        return {
+            "adapter": "openai",
+            "wire": WIRE_VERSION,
+            "model": cfg.model,
+            "decoding": cfg.decoding.model_dump(mode="json"),
+            "images": {"detail": cfg.images.detail, "max_side": cfg.images.max_side},
+            "extra_body": cfg.extra_body,
+        }
+
+    def body(self, request: Request) -> dict[str, Any]:
+        """The JSON body sent for ``request`` (no secrets, no bookkeeping fields)."""
+        cfg = self.config
+        messages: list[dict[str, Any]] = []
+        for m in request.messages:
+            if not m.images:
+                messages.append({"role": m.role, "content": m.text})
+                continue
+            parts: list[dict[str, Any]] = [{"type": "text", "text": m.text}] if m.text else []
+            for png in m.images:
+                image_url: dict[str, Any] = {"url": data_url(prepare_image(png, cfg.images.max_side))}
+                if cfg.images.detail != "auto":
+                    image_url["detail"] = cfg.images.detail
+                parts.append({"type": "image_url", "image_url": image_url})
+            messages.append({"role": m.role, "content": parts})
+        dec = cfg.decoding
+        body: dict[str, Any] = {"model": cfg.model, "messages": messages, dec.max_tokens_field: dec.max_tokens}
+        if dec.temperature is not None:
+            body["temperature"] = dec.temperature
+        if dec.top_p is not None:
+            body["top_p"] = dec.top_p
+        if dec.seed is not None:
+            body["seed"] = dec.seed
+        body.update(cfg.extra_body)
+        return body
+
+    # -- secrets
+
+    def _api_key(self) -> str | None:
+        name = self.config.api_key_env
+        if name is None:
+            return None
+        key = os.environ.get(name)
+        if not key:
+            raise MissingApiKeyError(
+                f"model {self.config.id!r}: environment variable {name} is not set (it should "
+                "hold the API key; for a local server without auth, set api_key_env: null)"
+            )
+        return key
+
+    def check_ready(self) -> None:
+        """Fail early, before any call, when the key is missing."""
+        self._api_key()
+
+    @staticmethod
+    def _scrub(text: str, key: str | None) -> str:
+        if key:
+            text = text.replace(key, "***")
+        return text
+
+    # -- calls
+
+    def complete(self, request: Request) -> Response:
+        key = self._api_key()
+        payload = json.dumps(self.body(request), ensure_ascii=False).encode("utf-8")
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        estimate = estimate_input_tokens(request.text, [image_size(p) for p in request.images])
+        self.limiter.before(estimate + self.config.decoding.max_tokens)
+
+        def once() -> tuple[ChatCompletion, float]:
+            t0 = time.perf_counter()
+            try:
+                reply = self._client.post("chat/completions", content=payload, headers=headers)
+            except httpx.TimeoutException as exc:
+                raise RetryableError(
+                    f"timeout ({type(exc).__name__}) after {self.config.timeout_s:g}s"
+                ) from None
+            except httpx.RemoteProtocolError as exc:
+                raise RetryableError(
+                    self._scrub(f"truncated or broken response: {exc}", key)
+                ) from None
+            except httpx.TransportError as exc:
+                raise RetryableError(
+                    self._scrub(f"connection error: {type(exc).__name__}: {exc}", key)
+                ) from None
+            latency = time.perf_counter() - t0
+            if reply.status_code != 200:
+                detail = self._scrub(reply.text[:300].strip(), key)
+                msg = f"HTTP {reply.status_code}" + (f": {detail}" if detail else "")
+                if reply.status_code in TRANSIENT_STATUS:
+                    raise RetryableError(
+                        msg,
+                        status=reply.status_code,
+                        retry_after=parse_retry_after(reply.headers.get("Retry-After")),
+                    )
+                raise ModelCallError(msg, transient=False, status=reply.status_code)
+            try:
+                return ChatCompletion.model_validate_json(reply.content), latency
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join(str(p) for p in first["loc"]) or "body"
+                raise RetryableError(
+                    self._scrub(f"malformed body (HTTP 200): {where}: {first['msg']}", key),
+                    status=200,
+                ) from None
+
+        def on_retry(attempt: int, exc: ModelCallError, wait: float) -> None:
+            log.info("%s: attempt %d failed (%s); retrying in %.2fs", self.config.id, attempt, exc, wait)
+
+        with self._rng_lock:
+            rng = random.Random(self._rng.random())
+        completion, latency = call_with_retries(
+            once, self.policy, sleep=self._sleep, rng=rng, on_retry=on_retry
+        )
+        usage = completion.usage or _Usage()
+        self.limiter.after(
+            estimate + self.config.decoding.max_tokens, usage.prompt_tokens + usage.completion_tokens
+        )
+        return Response(
+            text=completion.text,
+            input_tokens=usage.prompt_tokens,
+            output_tokens=usage.completion_tokens,
+            latency_s=latency,
+            cost_usd=cost_usd(self.config, usage.prompt_tokens, usage.completion_tokens),
+            finish_reason=completion.choices[0].finish_reason,
+            served_model=completion.model,
+        )
+
+    def close(self) -> None:
+        self._client.close()

@@ -1,0 +1,321 @@
+"""Actions of the interactive environment: add a crease, or fold the folded model.
+
+States are immutable; every action returns a new :class:`FoldState` or a
+:class:`Rejection` whose ``reason`` is machine-readable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import shapely
+
+from .fold_format import FoldFormatError
+from .folded import FoldedGeometry, fold_geometry
+from .layers import LayerResult, solve_layers
+from .pattern import CreasePattern
+
+Point = int | Sequence[float]
+RejectReason = Literal[
+    "syntax",
+    "off-sheet",
+    "maekawa",
+    "kawasaki",
+    "crimp",
+    "dangling",
+    "length",
+    "overlap",
+    "layer-order",
+    "not-flat",
+]
+
+# A coordinate closer than this (relative to the sheet) to a vertex or lattice point is that
+# point: agents type rounded numbers, and folds create points a float error apart.
+SNAP = 1e-6
+
+
+@dataclass(frozen=True)
+class Rejection:
+    reason: RejectReason
+    detail: str
+
+
+@dataclass(frozen=True)
+class FoldStep:
+    start: tuple[float, float]  # folded-plane coordinates of the fold line
+    end: tuple[float, float]
+    assignment: str
+    edges: tuple[int, ...]  # crease-pattern edges the fold made (indices in the new pattern)
+
+
+@dataclass(frozen=True, eq=False)
+class FoldState:
+    pattern: CreasePattern
+    geometry: FoldedGeometry
+    layers: LayerResult  # one valid layer order when flat-foldable
+    steps: tuple[FoldStep, ...] = ()
+    lattice: int = 8  # boundary reference points: each outline edge divided in this many parts
+
+    @property
+    def flat_foldable(self) -> bool:
+        return self.layers.satisfiable
+
+
+def square_sheet(size: float = 1.0, lattice: int = 8) -> FoldState:
+    """The unfolded square sheet with corners (0, 0) and (size, size)."""
+    corners = np.array([[0, 0], [size, 0], [size, size], [0, size]], float)
+    segs = np.stack([corners, np.roll(corners, -1, axis=0)], axis=1)
+    return state_from_pattern(CreasePattern.from_segments(segs, "BBBB"), lattice=lattice)
+
+
+def state_from_pattern(pattern: CreasePattern, lattice: int = 8) -> FoldState:
+    return FoldState(
+        pattern=pattern,
+        geometry=fold_geometry(pattern),
+        layers=solve_layers(pattern, limit=1),
+        lattice=lattice,
+    )
+
+
+# ---- crease ----------------------------------------------------------------------------
+
+
+def crease(
+    state: FoldState, start: Point, end: Point, assignment: str, *, strict: bool = False
+) -> FoldState | Rejection:
+    """Add a crease on the sheet between two points (vertex ids or coordinates).
+
+    Coordinates snap to existing vertices and to the boundary lattice. The new state
+    records whether the pattern now folds flat; with ``strict`` a pattern that does not is
+    rejected instead (patterns built crease by crease are rarely flat-foldable midway).
+    """
+    if assignment not in ("M", "V", "F", "U"):
+        return Rejection("syntax", f"assignment must be M, V, F or U, not {assignment!r}")
+    pattern = state.pattern
+    anchors = np.concatenate([pattern.vertices, _lattice_points(pattern, state.lattice)])
+    pts = []
+    for p in (start, end):
+        got = _resolve(p, pattern.vertices, anchors, SNAP * pattern.size)
+        if isinstance(got, Rejection):
+            return got
+        pts.append(got)
+    seg = np.array(pts)
+    if np.hypot(*(seg[1] - seg[0])) <= pattern.eps:
+        return Rejection("syntax", "start and end are the same point")
+    line = shapely.LineString(seg)
+    if not pattern.sheet.buffer(pattern.eps).covers(line):
+        return Rejection("off-sheet", f"segment {seg.tolist()} leaves the sheet")
+    try:
+        new = CreasePattern.from_segments(
+            np.concatenate([pattern.segments, seg[None]]),
+            [*pattern.assignments.tolist(), assignment],
+            eps=pattern.eps,
+            seed_points=pattern.vertices,
+        )
+    except FoldFormatError as exc:
+        return Rejection("syntax", str(exc))
+    layers = solve_layers(new, limit=1)
+    if strict and not layers.satisfiable:
+        return Rejection(_reason(layers), layers.detail)
+    return FoldState(
+        pattern=new,
+        geometry=fold_geometry(new),
+        layers=layers,
+        steps=state.steps,
+        lattice=state.lattice,
+    )
+
+
+def _lattice_points(pattern: CreasePattern, n: int) -> np.ndarray:
+    if n <= 0:
+        return np.zeros((0, 2))
+    ring = np.asarray(pattern.sheet.exterior.coords)[:-1]
+    a, b = ring, np.roll(ring, -1, axis=0)
+    t = np.arange(n) / n
+    return (a[:, None, :] + t[None, :, None] * (b - a)[:, None, :]).reshape(-1, 2)
+
+
+def _resolve(
+    p: Point, vertices: np.ndarray, anchors: np.ndarray, snap: float
+) -> np.ndarray | Rejection:
+    if isinstance(p, (int, np.integer)) and not isinstance(p, bool):
+        if not 0 <= p < len(vertices):
+            return Rejection("syntax", f"vertex {p} does not exist (0..{len(vertices) - 1})")
+        return vertices[int(p)].copy()
+    try:
+        xy = np.asarray(p, dtype=float).reshape(2)
+    except (TypeError, ValueError):
+        return Rejection("syntax", f"not a vertex id or an (x, y) point: {p!r}")
+    if not np.all(np.isfinite(xy)):
+        return Rejection("syntax", f"non-finite coordinate {p!r}")
+    d = np.hypot(*(anchors - xy).T)
+    i = int(np.argmin(d))
+    return anchors[i].copy() if d[i] <= snap else xy
+
+
+def _reason(layers: LayerResult) -> RejectReason:
+    return layers.reason or "layer-order"  # type: ignore[return-value]
+
+
+# ---- simple folds -----------------------------------------------------------------------
+
+
+def fold(state: FoldState, start: Point, end: Point, assignment: str) -> FoldState | Rejection:
+    """Fold every layer along the line through ``start`` and ``end`` (folded-plane points,
+    or vertex ids whose folded position is used).
+
+    The layers left of start -> end turn over onto the right side: in front of the model
+    for a valley ("V"), behind it for a mountain ("M").
+    """
+    if assignment not in ("M", "V"):
+        return Rejection("syntax", f"a fold is M or V, not {assignment!r}")
+    if not state.flat_foldable:
+        return Rejection("not-flat", "the current crease pattern does not fold flat")
+    pattern, geom = state.pattern, state.geometry
+    snap = SNAP * pattern.size
+    pts = []
+    for p in (start, end):
+        got = _resolve(p, geom.vertices, geom.vertices, snap)
+        if isinstance(got, Rejection):
+            return got
+        pts.append(got)
+    p, q = pts
+    direction = q - p
+    if np.hypot(*direction) <= pattern.eps:
+        return Rejection("syntax", "start and end are the same point")
+    unit = direction / np.hypot(*direction)
+
+    pieces, letters = [], []
+    reach = 4 * (pattern.size + float(np.abs(geom.vertices).max()) + float(np.abs(pts).max()))
+    for f in range(pattern.n_faces):
+        t = geom.transforms[f]
+        inv = np.linalg.inv(t)
+        a = inv[:2, :2] @ (p - reach * unit) + inv[:2, 2]
+        b = inv[:2, :2] @ (p + reach * unit) + inv[:2, 2]
+        poly = shapely.Polygon(pattern.vertices[pattern.faces[f]])
+        cut = shapely.intersection(poly, shapely.LineString([a, b]))
+        for piece in _lines(cut):
+            mid = piece.interpolate(0.5, normalized=True)
+            if piece.length <= pattern.eps or poly.exterior.distance(mid) <= pattern.eps:
+                continue  # runs along the face's outline, not through it
+            pieces.append(np.asarray(piece.coords)[[0, -1]])
+            # turning the left layers towards the viewer is a valley seen from the front
+            valley = (assignment == "V") != bool(geom.flipped[f])
+            letters.append("V" if valley else "M")
+
+    assign = pattern.assignments.copy()
+    # flat creases lying on the line fold too
+    fseg = geom.vertices[pattern.edges]
+    on_line = np.all(np.abs(_side(fseg.reshape(-1, 2), p, unit).reshape(-1, 2)) <= pattern.eps, axis=1)
+    flat_on_line = np.flatnonzero(on_line & (assign == "F"))
+    for e in flat_on_line:
+        f = pattern.edges_faces[e, 0]
+        valley = (assignment == "V") != bool(geom.flipped[f])
+        assign[e] = "V" if valley else "M"
+    if not pieces and len(flat_on_line) == 0:
+        return Rejection("off-sheet", "the fold line does not cross the model")
+
+    segs = np.concatenate([pattern.segments, np.array(pieces).reshape(-1, 2, 2)])
+    new = CreasePattern.from_segments(
+        segs,
+        [*assign.tolist(), *letters],
+        eps=pattern.eps,
+        seed_points=pattern.vertices,
+    )
+    new_geom = _keep_still(new, state.geometry, pattern, p, unit)
+    if new_geom is None:
+        return Rejection("off-sheet", "no layer lies right of the fold line")
+    layers = solve_layers(new, limit=1)
+    if not layers.satisfiable:
+        return Rejection(_reason(layers), layers.detail)
+    made = _edges_on_line(new, new_geom, pattern, p, unit)
+    step = FoldStep(tuple(map(float, p)), tuple(map(float, q)), assignment, made)
+    return FoldState(
+        pattern=new,
+        geometry=new_geom,
+        layers=layers,
+        steps=(*state.steps, step),
+        lattice=state.lattice,
+    )
+
+
+def unfold(state: FoldState) -> FoldState | Rejection:
+    """Undo the last fold: its creases stay in the paper, flattened (assignment F)."""
+    if not state.steps:
+        return Rejection("syntax", "nothing to unfold")
+    step = state.steps[-1]
+    assign = state.pattern.assignments.copy()
+    assign[list(step.edges)] = "F"
+    pattern = state.pattern.with_assignments(assign)
+    p = np.array(step.start)
+    unit = np.array(step.end) - p
+    unit /= np.hypot(*unit)
+    geom = _keep_still(pattern, state.geometry, state.pattern, p, unit)
+    if geom is None:
+        return Rejection("off-sheet", "no layer lies right of the fold line")
+    return FoldState(
+        pattern=pattern,
+        geometry=geom,
+        layers=solve_layers(pattern, limit=1),
+        steps=state.steps[:-1],
+        lattice=state.lattice,
+    )
+
+
+def _lines(geom: shapely.Geometry) -> list[shapely.LineString]:
+    if isinstance(geom, shapely.LineString):
+        return [geom] if not geom.is_empty else []
+    if hasattr(geom, "geoms"):
+        return [g for part in geom.geoms for g in _lines(part)]
+    return []
+
+
+def _side(points: np.ndarray, p: np.ndarray, unit: np.ndarray) -> np.ndarray:
+    """Signed distance from the directed line (positive on the left)."""
+    rel = points - p
+    return unit[0] * rel[:, 1] - unit[1] * rel[:, 0]
+
+
+def _keep_still(
+    new: CreasePattern,
+    old_geom: FoldedGeometry,
+    old: CreasePattern,
+    p: np.ndarray,
+    unit: np.ndarray,
+) -> FoldedGeometry | None:
+    """Fold ``new`` rooted at a face right of the line, placed where it was before."""
+    reps = shapely.point_on_surface(new.face_polygons)
+    xy = shapely.get_coordinates(reps)
+    owner = shapely.STRtree(old.face_polygons).query(reps, predicate="within")
+    old_face = np.full(new.n_faces, -1)
+    old_face[owner[0]] = owner[1]
+    for f in range(new.n_faces):
+        g = old_face[f]
+        if g < 0:
+            continue
+        t = old_geom.transforms[g]
+        image = t[:2, :2] @ xy[f] + t[:2, 2]
+        if _side(image[None], p, unit)[0] < -new.eps:
+            return fold_geometry(new, root=f, root_transform=t)
+    return None
+
+
+def _edges_on_line(
+    pattern: CreasePattern,
+    geom: FoldedGeometry,
+    old: CreasePattern,
+    p: np.ndarray,
+    unit: np.ndarray,
+) -> tuple[int, ...]:
+    """Fold creases on the fold line that were not already folds before it."""
+    seg = geom.vertices[pattern.edges].reshape(-1, 2)
+    on = np.all(np.abs(_side(seg, p, unit).reshape(-1, 2)) <= 4 * pattern.eps, axis=1)
+    on &= np.isin(pattern.assignments, ("M", "V"))
+    old_folds = shapely.linestrings(old.segments[np.isin(old.assignments, ("M", "V"))])
+    mids = shapely.points(pattern.segments.mean(axis=1))
+    hit, _ = shapely.STRtree(old_folds).query(mids, predicate="dwithin", distance=pattern.eps)
+    on[hit] = False
+    return tuple(np.flatnonzero(on).tolist())

@@ -1,0 +1,194 @@
+"""Planar arrangement of line segments and face tracing.
+
+Both the crease pattern (segments on the sheet) and the overlap graph of a folded state
+(folded edges, most of them lying on top of each other) are built here, so the snapping
+rules are the same for both: points closer than ``eps`` are one point, and a point within
+``eps`` of a segment splits it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import shapely
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+from scipy.spatial import cKDTree
+
+
+@dataclass(frozen=True, eq=False)
+class Arrangement:
+    """Points, edges between them, and for each edge the input segments lying along it."""
+
+    points: np.ndarray  # (P, 2) float
+    edges: np.ndarray  # (E, 2) int, u < v not required
+    sources_indptr: np.ndarray  # CSR over edges: input segment ids of each edge
+    sources: np.ndarray
+
+    def edge_sources(self, e: int) -> np.ndarray:
+        return self.sources[self.sources_indptr[e] : self.sources_indptr[e + 1]]
+
+
+@dataclass(frozen=True, eq=False)
+class Faces:
+    """Face loops of a planar graph traced on the half-edge structure.
+
+    Half-edge ``2e`` runs along edge ``e`` from ``edges[e, 0]`` to ``edges[e, 1]``;
+    ``2e + 1`` runs back. ``halfedge_loop[h]`` is the loop on the left of ``h``.
+    """
+
+    loops: tuple[np.ndarray, ...]  # vertex ids, counter-clockwise for bounded faces
+    loop_areas: np.ndarray  # signed; negative for the outer boundary of a component
+    halfedge_loop: np.ndarray  # (2E,) int
+
+
+def arrange(segments: np.ndarray, eps: float, seed_points: np.ndarray | None = None) -> Arrangement:
+    """Split ``segments`` (S, 2, 2) at all crossings and touchings, merging coincident parts.
+
+    ``seed_points`` come first in the output in their given order (when not merged), so an
+    arrangement of an already planar graph keeps its vertex numbering.
+    """
+    segments = np.asarray(segments, dtype=float).reshape(-1, 2, 2)
+    a, b = segments[:, 0], segments[:, 1]
+    d = b - a
+    length = np.hypot(d[:, 0], d[:, 1])
+    keep = length > eps
+    seg_ids = np.flatnonzero(keep)
+
+    # candidate pairs by bounding boxes grown by eps
+    lo = np.minimum(a, b)[keep] - eps
+    hi = np.maximum(a, b)[keep] + eps
+    boxes = shapely.box(lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1])
+    tree = shapely.STRtree(boxes)
+    qi, qj = tree.query(boxes)
+    sel = qi < qj
+    i, j = seg_ids[qi[sel]], seg_ids[qj[sel]]
+
+    # proper crossings; touchings and overlaps are found below as points near segments
+    r, s_ = d[i], d[j]
+    denom = r[:, 0] * s_[:, 1] - r[:, 1] * s_[:, 0]
+    qp = a[j] - a[i]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (qp[:, 0] * s_[:, 1] - qp[:, 1] * s_[:, 0]) / denom
+        u = (qp[:, 0] * r[:, 1] - qp[:, 1] * r[:, 0]) / denom
+    sin = np.abs(denom) / (length[i] * length[j])
+    ti, tj = eps / length[i], eps / length[j]
+    # near-parallel pairs have an ill-defined crossing; if they touch, endpoints show it
+    cross = (sin > 1e-8) & (t > -ti) & (t < 1 + ti) & (u > -tj) & (u < 1 + tj)
+    x = a[i][cross] + t[cross, None] * r[cross]
+
+    seeds = np.zeros((0, 2)) if seed_points is None else np.asarray(seed_points, float)
+    all_pts = np.concatenate([seeds, a[seg_ids], b[seg_ids], x])
+    vid, points = _cluster(all_pts, eps)
+
+    # every vertex within eps of a segment splits it there
+    lines = shapely.linestrings(segments[seg_ids])
+    pv, ps = shapely.STRtree(lines).query(shapely.points(points), predicate="dwithin", distance=eps)
+    on_seg = seg_ids[ps]
+    on_vid = pv
+    par = np.einsum("ij,ij->i", points[pv] - a[on_seg], d[on_seg]) / length[on_seg] ** 2
+    order = np.lexsort((par, on_seg))
+    on_seg, on_vid = on_seg[order], on_vid[order]
+    same = on_seg[1:] == on_seg[:-1]
+    u_, v_ = on_vid[:-1][same], on_vid[1:][same]
+    src = on_seg[:-1][same]
+    real = u_ != v_
+    u_, v_, src = u_[real], v_[real], src[real]
+
+    lo_v, hi_v = np.minimum(u_, v_), np.maximum(u_, v_)
+    key = lo_v * len(points) + hi_v
+    # first occurrence order keeps input edge order for planar input
+    uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    rank = np.argsort(np.argsort(first, kind="stable"), kind="stable")
+    edge_of = rank[inverse]
+    edges = np.stack([u_[np.sort(first)], v_[np.sort(first)]], axis=1)
+
+    order = np.lexsort((src, edge_of))
+    e_sorted, s_sorted = edge_of[order], src[order]
+    dup = np.concatenate([[True], (e_sorted[1:] != e_sorted[:-1]) | (s_sorted[1:] != s_sorted[:-1])])
+    e_sorted, s_sorted = e_sorted[dup], s_sorted[dup]
+    indptr = np.searchsorted(e_sorted, np.arange(len(uniq) + 1))
+
+    used = np.zeros(len(points), bool)
+    used[vid[: len(seeds)]] = True
+    used[edges.ravel()] = True
+    remap = np.cumsum(used) - 1
+    return Arrangement(
+        points=points[used],
+        edges=remap[edges].reshape(-1, 2),
+        sources_indptr=indptr,
+        sources=s_sorted,
+    )
+
+
+def _cluster(points: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """Union points closer than eps; a cluster takes the coordinates of its first member.
+
+    Folded states stack hundreds of copies of a point, so copies are first collapsed on a
+    grid of pitch eps; grid representatives within 2 eps are then joined.
+    """
+    n = len(points)
+    cells = np.floor(points / eps).astype(np.int64)
+    _, rep_first, inverse = np.unique(cells, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    reps = points[rep_first]
+    m = len(reps)
+    pairs = cKDTree(reps).query_pairs(2 * eps, output_type="ndarray")
+    graph = coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(m, m))
+    _, rep_label = connected_components(graph, directed=False)
+    label = rep_label[inverse]
+    first = np.full(label.max() + 1, n, dtype=np.int64)
+    np.minimum.at(first, label, np.arange(n))
+    # number clusters by their first member so seeds keep their ids
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return rank[label], points[first[order]]
+
+
+def trace_faces(points: np.ndarray, edges: np.ndarray) -> Faces:
+    """Trace the loops of the planar graph (faces on the left of half-edges)."""
+    n_e = len(edges)
+    origin = np.empty(2 * n_e, dtype=np.int64)
+    origin[0::2], origin[1::2] = edges[:, 0], edges[:, 1]
+    dest = np.empty_like(origin)
+    dest[0::2], dest[1::2] = edges[:, 1], edges[:, 0]
+    vec = points[dest] - points[origin]
+    angle = np.arctan2(vec[:, 1], vec[:, 0])
+    order = np.lexsort((angle, origin))  # half-edges counter-clockwise around each vertex
+    pos = np.empty_like(order)
+    pos[order] = np.arange(len(order))
+    start = np.searchsorted(origin[order], origin[order], side="left")
+    end = np.searchsorted(origin[order], origin[order], side="right")
+    # the half-edge just clockwise of h around its origin
+    k = pos
+    prev_k = np.where(k - 1 >= start[k], k - 1, end[k] - 1)
+    cw = order[prev_k]
+    twin = np.arange(2 * n_e) ^ 1
+    nxt = cw[twin]
+
+    loop_of = np.full(2 * n_e, -1, dtype=np.int64)
+    loops: list[np.ndarray] = []
+    nxt_list = nxt.tolist()
+    origin_list = origin.tolist()
+    loop_of_list = loop_of.tolist()
+    for h0 in range(2 * n_e):
+        if loop_of_list[h0] >= 0:
+            continue
+        idx = len(loops)
+        cycle = []
+        h = h0
+        while loop_of_list[h] < 0:
+            loop_of_list[h] = idx
+            cycle.append(origin_list[h])
+            h = nxt_list[h]
+        loops.append(np.asarray(cycle, dtype=np.int64))
+    loop_of = np.asarray(loop_of_list, dtype=np.int64)
+    areas = np.array([_signed_area(points[lp]) for lp in loops])
+    return Faces(loops=tuple(loops), loop_areas=areas, halfedge_loop=loop_of)
+
+
+def _signed_area(p: np.ndarray) -> float:
+    x, y = p[:, 0], p[:, 1]
+    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y))

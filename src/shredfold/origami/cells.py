@@ -1,0 +1,143 @@
+"""The overlap graph of a folded state: folded edges arranged into cells, and which faces
+cover each cell."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+import shapely
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+from .arrangement import Arrangement, arrange, trace_faces
+from .folded import FoldedGeometry
+
+
+class OverlapError(ValueError):
+    """The folded edges do not form a consistent overlap graph (numerically broken input)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Cells:
+    arrangement: Arrangement  # segments of the folded state; sources are crease-pattern edges
+    cell_faces: tuple[np.ndarray, ...]  # sorted face ids covering each cell
+    segment_cells: np.ndarray  # (S, 2) cells on either side of each segment, -1 outside
+    cell_loops: tuple[np.ndarray, ...]  # point ids around each cell, counter-clockwise
+    eps: float
+
+
+def folded_tolerances(geometry: FoldedGeometry) -> list[float]:
+    """Snapping distances to try for the folded state, smallest first: from just above the
+    pattern's own imprecision (how far faces disagree about a vertex) up to a fraction of
+    its shortest edge. Too small leaves copies of one point apart, too large merges
+    distinct points; an inconsistent overlap graph shows either, so the next is tried."""
+    seg = geometry.pattern.segments
+    shortest = float(np.hypot(*(seg[:, 1] - seg[:, 0]).T).min())
+    noise = max(geometry.closure_error, geometry.length_error)
+    eps = max(geometry.pattern.eps, 2 * noise)
+    out = []
+    while eps <= shortest / 8 or not out:
+        out.append(eps)
+        eps *= 4
+    return out
+
+
+def build_cells(geometry: FoldedGeometry, eps: float | None = None) -> Cells:
+    if eps is not None:
+        return _build_cells(geometry, eps)
+    error: OverlapError | None = None
+    for eps in folded_tolerances(geometry):
+        try:
+            return _build_cells(geometry, eps)
+        except OverlapError as exc:
+            error = error or exc
+    assert error is not None
+    raise error
+
+
+def _build_cells(geometry: FoldedGeometry, eps: float) -> Cells:
+    pattern = geometry.pattern
+    segs = geometry.vertices[pattern.edges]
+    arr = arrange(segs, eps)
+    traced = trace_faces(arr.points, arr.edges)
+    n_loops = len(traced.loops)
+
+    # loops of the same region: each extra component's outer loop lies inside some cell
+    n_comp, comp = connected_components(
+        coo_matrix(
+            (np.ones(len(arr.edges)), (arr.edges[:, 0], arr.edges[:, 1])),
+            shape=(len(arr.points),) * 2,
+        ),
+        directed=False,
+    )
+    outer = np.flatnonzero(traced.loop_areas <= 0)
+    positive = np.flatnonzero(traced.loop_areas > 0)
+    same_region = np.arange(n_loops)
+    if n_comp > 1:
+        biggest = outer[np.argmin(traced.loop_areas[outer])]
+        polys = shapely.polygons([arr.points[traced.loops[i]] for i in positive])
+        areas = traced.loop_areas[positive]
+        tree = shapely.STRtree(polys)
+        for lp in outer:
+            if lp == biggest:
+                continue
+            pt = shapely.points(arr.points[traced.loops[lp][0]])
+            hits = tree.query(pt, predicate="within")
+            hits = [h for h in hits if comp[traced.loops[positive[h]][0]] != comp[traced.loops[lp][0]]]
+            if hits:
+                same_region[lp] = positive[min(hits, key=lambda h: areas[h])]
+    region = same_region
+
+    # faces toggled when crossing each segment
+    ef = pattern.edges_faces
+    toggles = []
+    for s in range(len(arr.edges)):
+        fs = ef[arr.edge_sources(s)].ravel()
+        fs = fs[fs >= 0]
+        vals, counts = np.unique(fs, return_counts=True)
+        toggles.append(frozenset(vals[counts % 2 == 1].tolist()))
+
+    hl = traced.halfedge_loop.reshape(-1, 2)
+    left, right = region[hl[:, 0]], region[hl[:, 1]]
+    adj: list[list[tuple[int, int]]] = [[] for _ in range(n_loops)]
+    for s, (a, b) in enumerate(zip(left.tolist(), right.tolist(), strict=True)):
+        adj[a].append((b, s))
+        adj[b].append((a, s))
+
+    start = int(outer[np.argmin(traced.loop_areas[outer])]) if len(outer) else 0
+    faces_of: list[frozenset[int] | None] = [None] * n_loops
+    faces_of[start] = frozenset()
+    queue = deque([start])
+    while queue:
+        a = queue.popleft()
+        fa = faces_of[a]
+        for b, s in adj[a]:
+            fb = fa ^ toggles[s]
+            if faces_of[b] is None:
+                faces_of[b] = fb
+                queue.append(b)
+            elif faces_of[b] != fb:
+                raise OverlapError(f"inconsistent face sets across folded segment {s}")
+    if faces_of[start]:
+        raise OverlapError("faces cover the outside of the folded state")
+
+    cell_id = np.full(n_loops, -1, dtype=np.int64)
+    cell_id[positive] = np.arange(len(positive))
+    cell_id = cell_id[region]
+    cell_faces = tuple(
+        np.array(sorted(faces_of[i] or ()), dtype=np.int64) for i in positive
+    )
+    for i, f in zip(positive, cell_faces, strict=True):
+        if len(f) == 0 and region[i] == i:
+            # an empty bounded cell is a hole in the folded model: treat as outside
+            cell_id[i] = -1
+    seg_cells = np.stack([cell_id[hl[:, 0]], cell_id[hl[:, 1]]], axis=1)
+    return Cells(
+        arrangement=arr,
+        cell_faces=cell_faces,
+        segment_cells=seg_cells,
+        cell_loops=tuple(traced.loops[i] for i in positive),
+        eps=eps,
+    )

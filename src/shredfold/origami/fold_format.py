@@ -1,0 +1,247 @@
+"""FOLD and ORIPA ``.cp`` reading and writing.
+
+Only the fields the engine uses are interpreted; every other key of a FOLD file is kept in
+``metadata`` so that writing a file read from disk loses nothing the engine understood.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+ASSIGNMENTS = ("M", "V", "B", "F", "U")
+
+_GEOMETRY_KEYS = (
+    "vertices_coords",
+    "edges_vertices",
+    "edges_assignment",
+    "faces_vertices",
+    "faceOrders",
+)
+
+
+class FoldFormatError(ValueError):
+    """A FOLD or ``.cp`` file that cannot be read; names the field and, where known, the index."""
+
+    def __init__(self, field_name: str, message: str, index: int | None = None) -> None:
+        where = field_name if index is None else f"{field_name}[{index}]"
+        super().__init__(f"{where}: {message}")
+        self.field = field_name
+        self.index = index
+
+
+@dataclass(frozen=True)
+class FoldFrame:
+    """One frame of a FOLD file: geometry plus the frame's own metadata (``frame_*`` keys)."""
+
+    vertices_coords: tuple[tuple[float, float], ...]
+    edges_vertices: tuple[tuple[int, int], ...]
+    edges_assignment: tuple[str, ...]
+    faces_vertices: tuple[tuple[int, ...], ...] | None = None
+    face_orders: tuple[tuple[int, int, int], ...] | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FoldFile:
+    """A FOLD file: its key frame, any further ``file_frames`` and the ``file_*`` metadata."""
+
+    key_frame: FoldFrame
+    frames: tuple[FoldFrame, ...] = ()
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+def read_fold(text: str) -> FoldFile:
+    """Parse FOLD JSON text; raises :class:`FoldFormatError` naming the offending field."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FoldFormatError("json", f"not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+    if not isinstance(data, dict):
+        raise FoldFormatError("json", "top level must be an object")
+    key_frame = _parse_frame(data, prefix="")
+    frames_raw = data.get("file_frames", [])
+    if not isinstance(frames_raw, list):
+        raise FoldFormatError("file_frames", "must be a list")
+    frames = []
+    for i, raw in enumerate(frames_raw):
+        if not isinstance(raw, dict):
+            raise FoldFormatError("file_frames", "frame must be an object", i)
+        inherited = {**data, **raw} if raw.get("frame_inherit") else raw
+        frames.append(_parse_frame(inherited, prefix=f"file_frames[{i}]."))
+    metadata = {k: v for k, v in data.items() if k.startswith("file_") and k != "file_frames"}
+    return FoldFile(key_frame=key_frame, frames=tuple(frames), metadata=metadata)
+
+
+def write_fold(fold: FoldFile | FoldFrame, *, indent: int | None = None) -> str:
+    """Serialise to FOLD JSON (deterministic: keys in a fixed order)."""
+    if isinstance(fold, FoldFrame):
+        fold = FoldFile(key_frame=fold, metadata={"file_spec": 1.1, "file_creator": "shredfold"})
+    out: dict[str, Any] = {"file_spec": 1.1, **dict(fold.metadata)}
+    out.update(_frame_dict(fold.key_frame))
+    if fold.frames:
+        out["file_frames"] = [_frame_dict(f) for f in fold.frames]
+    return json.dumps(out, indent=indent, allow_nan=False)
+
+
+def _frame_dict(frame: FoldFrame) -> dict[str, Any]:
+    out: dict[str, Any] = dict(frame.metadata)
+    out["vertices_coords"] = [list(p) for p in frame.vertices_coords]
+    out["edges_vertices"] = [list(e) for e in frame.edges_vertices]
+    out["edges_assignment"] = list(frame.edges_assignment)
+    if frame.faces_vertices is not None:
+        out["faces_vertices"] = [list(f) for f in frame.faces_vertices]
+    if frame.face_orders is not None:
+        out["faceOrders"] = [list(o) for o in frame.face_orders]
+    return out
+
+
+def _parse_frame(data: Mapping[str, Any], prefix: str) -> FoldFrame:
+    def name(key: str) -> str:
+        return prefix + key
+
+    coords = _require_list(data, "vertices_coords", prefix)
+    vertices = []
+    for i, p in enumerate(coords):
+        if not isinstance(p, list) or len(p) not in (2, 3):
+            raise FoldFormatError(name("vertices_coords"), "expected [x, y]", i)
+        if len(p) == 3 and p[2] not in (0, 0.0):
+            raise FoldFormatError(name("vertices_coords"), "3D coordinates are not flat", i)
+        xy = []
+        for c in p[:2]:
+            if isinstance(c, bool) or not isinstance(c, (int, float)) or not math.isfinite(c):
+                raise FoldFormatError(name("vertices_coords"), f"non-finite coordinate {c!r}", i)
+            xy.append(float(c))
+        vertices.append((xy[0], xy[1]))
+    n = len(vertices)
+
+    edges_raw = _require_list(data, "edges_vertices", prefix)
+    edges = []
+    for i, e in enumerate(edges_raw):
+        if not isinstance(e, list) or len(e) != 2:
+            raise FoldFormatError(name("edges_vertices"), "expected [u, v]", i)
+        u, v = (_index(x, n, name("edges_vertices"), i) for x in e)
+        if u == v:
+            raise FoldFormatError(name("edges_vertices"), "edge joins a vertex to itself", i)
+        edges.append((u, v))
+
+    if "edges_assignment" in data:
+        raw_assign = _require_list(data, "edges_assignment", prefix)
+        if len(raw_assign) != len(edges):
+            raise FoldFormatError(
+                name("edges_assignment"),
+                f"has {len(raw_assign)} entries for {len(edges)} edges",
+            )
+        assignment = []
+        for i, a in enumerate(raw_assign):
+            a = a.upper() if isinstance(a, str) else a
+            # "C" (cut) and "J" (join) are FOLD 1.2 letters; a cut behaves as a boundary.
+            a = {"C": "B", "J": "F"}.get(a, a)
+            if a not in ASSIGNMENTS:
+                raise FoldFormatError(name("edges_assignment"), f"unknown assignment {a!r}", i)
+            assignment.append(a)
+    else:
+        assignment = ["U"] * len(edges)
+
+    faces = None
+    if "faces_vertices" in data:
+        faces = []
+        for i, f in enumerate(_require_list(data, "faces_vertices", prefix)):
+            if not isinstance(f, list) or len(f) < 3:
+                raise FoldFormatError(name("faces_vertices"), "a face needs 3 or more vertices", i)
+            faces.append(tuple(_index(x, n, name("faces_vertices"), i) for x in f))
+
+    orders = None
+    if "faceOrders" in data:
+        n_faces = len(faces) if faces is not None else None
+        orders = []
+        for i, o in enumerate(_require_list(data, "faceOrders", prefix)):
+            if not isinstance(o, list) or len(o) != 3 or o[2] not in (-1, 0, 1):
+                raise FoldFormatError(name("faceOrders"), "expected [f, g, -1|0|1]", i)
+            if n_faces is not None:
+                f, g = (_index(x, n_faces, name("faceOrders"), i) for x in o[:2])
+            else:
+                f, g = int(o[0]), int(o[1])
+            orders.append((f, g, int(o[2])))
+
+    metadata = {k: v for k, v in data.items() if k.startswith("frame_")}
+    return FoldFrame(
+        vertices_coords=tuple(vertices),
+        edges_vertices=tuple(edges),
+        edges_assignment=tuple(assignment),
+        faces_vertices=None if faces is None else tuple(faces),
+        face_orders=None if orders is None else tuple(orders),
+        metadata=metadata,
+    )
+
+
+def _require_list(data: Mapping[str, Any], key: str, prefix: str) -> list[Any]:
+    if key not in data:
+        raise FoldFormatError(prefix + key, "missing")
+    value = data[key]
+    if not isinstance(value, list):
+        raise FoldFormatError(prefix + key, "must be a list")
+    return value
+
+
+def _index(x: Any, n: int, field_name: str, i: int) -> int:
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise FoldFormatError(field_name, f"index {x!r} is not an integer", i)
+    if not 0 <= x < n:
+        raise FoldFormatError(field_name, f"index {x} out of range 0..{n - 1}", i)
+    return x
+
+
+# ORIPA line types: 1 cut (boundary), 2 mountain, 3 valley; anything else is unassigned.
+_CP_TYPES = {1: "B", 2: "M", 3: "V"}
+
+
+def read_cp(text: str) -> list[tuple[tuple[float, float], tuple[float, float], str]]:
+    """Parse ORIPA ``.cp`` text into segments ``(p, q, assignment)`` in y-up coordinates.
+
+    ORIPA's frame is y-down. Negating y shows the pattern exactly as ORIPA draws it, so the
+    mountain/valley letters stay as written; reading the raw y-down numbers as y-up instead
+    would show the sheet from its back, where every mountain is a valley.
+    """
+    segments = []
+    for lineno, line in enumerate(text.splitlines()):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 5:
+            raise FoldFormatError("cp", f"expected 'type x1 y1 x2 y2', got {line!r}", lineno)
+        try:
+            kind = int(parts[0])
+            x1, y1, x2, y2 = (float(p) for p in parts[1:])
+        except ValueError as exc:
+            raise FoldFormatError("cp", f"not a number in {line!r}", lineno) from exc
+        if not all(math.isfinite(c) for c in (x1, y1, x2, y2)):
+            raise FoldFormatError("cp", "non-finite coordinate", lineno)
+        segments.append(((x1, -y1), (x2, -y2), _CP_TYPES.get(kind, "U")))
+    if not segments:
+        raise FoldFormatError("cp", "no segments")
+    return segments
+
+
+def frame_from_arrays(
+    vertices: Sequence[Sequence[float]],
+    edges: Sequence[Sequence[int]],
+    assignment: Sequence[str],
+    faces: Sequence[Sequence[int]] | None = None,
+    face_orders: Sequence[Sequence[int]] | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> FoldFrame:
+    """Build a frame from array-likes (numpy arrays are fine), converting to plain Python."""
+    return FoldFrame(
+        vertices_coords=tuple((float(x), float(y)) for x, y in vertices),
+        edges_vertices=tuple((int(u), int(v)) for u, v in edges),
+        edges_assignment=tuple(str(a) for a in assignment),
+        faces_vertices=None if faces is None else tuple(tuple(int(v) for v in f) for f in faces),
+        face_orders=None
+        if face_orders is None
+        else tuple((int(f), int(g), int(s)) for f, g, s in face_orders),
+        metadata=dict(metadata or {}),
+    )

@@ -1,0 +1,191 @@
+"""The crease pattern: a planar graph on the sheet with mountain/valley assignments."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import shapely
+from scipy.spatial import cKDTree
+
+from .arrangement import arrange, trace_faces
+from .fold_format import FoldFile, FoldFormatError, FoldFrame, frame_from_arrays
+
+# Merge priority when several input segments become one edge: the sheet's outline wins,
+# then folds, then flat creases.
+_PRIORITY = {"B": 0, "M": 1, "V": 1, "U": 2, "F": 3}
+
+# Snapping tolerance relative to the smallest feature of the input, bounded relative to
+# the sheet: float error of a few ulps must merge, genuine features must not.
+_FEATURE_FRACTION = 1 / 64
+_MIN_REL = 1e-11
+_MAX_REL = 1e-7
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class CreasePattern:
+    """An immutable crease pattern.
+
+    ``faces[f]`` lists vertex ids counter-clockwise; ``edges_faces[e]`` is
+    ``(left, right)`` of the edge directed ``edges[e, 0] -> edges[e, 1]``, -1 outside the sheet.
+    """
+
+    vertices: np.ndarray  # (V, 2)
+    edges: np.ndarray  # (E, 2)
+    assignments: np.ndarray  # (E,) of "M", "V", "B", "F", "U"
+    faces: tuple[np.ndarray, ...]
+    edges_faces: np.ndarray  # (E, 2)
+    eps: float
+
+    @classmethod
+    def from_segments(
+        cls,
+        segments: np.ndarray | Sequence[Sequence[Sequence[float]]],
+        assignments: Sequence[str],
+        *,
+        eps: float | None = None,
+        seed_points: np.ndarray | None = None,
+    ) -> CreasePattern:
+        """Build the arrangement of ``segments`` (S, 2, 2); raises FoldFormatError if it
+        is not one connected sheet."""
+        segs = np.asarray(segments, dtype=float).reshape(-1, 2, 2)
+        assign = np.asarray(list(assignments), dtype="<U1")
+        if len(assign) != len(segs):
+            raise FoldFormatError("edges_assignment", "one assignment per segment required")
+        if not np.all(np.isfinite(segs)):
+            bad = int(np.flatnonzero(~np.isfinite(segs).all(axis=(1, 2)))[0])
+            raise FoldFormatError("edges_vertices", "non-finite coordinate", bad)
+        if eps is None:
+            eps = snap_tolerance(segs.reshape(-1, 2))
+        arr = arrange(segs, eps, seed_points=seed_points)
+        if len(arr.edges) == 0:
+            raise FoldFormatError("edges_vertices", "no edges of positive length")
+        prio = np.array([_PRIORITY[x] for x in assign])
+        edge_assign = np.empty(len(arr.edges), dtype="<U1")
+        for e in range(len(arr.edges)):
+            src = arr.edge_sources(e)
+            edge_assign[e] = assign[src[np.argmin(prio[src])]]
+        return cls._from_graph(arr.points, arr.edges, edge_assign, eps)
+
+    @classmethod
+    def from_fold(cls, fold: FoldFile | FoldFrame, *, eps: float | None = None) -> CreasePattern:
+        """Build from a FOLD frame; the edge soup is re-arranged, so crossings are repaired."""
+        frame = fold.key_frame if isinstance(fold, FoldFile) else fold
+        v = np.asarray(frame.vertices_coords, dtype=float).reshape(-1, 2)
+        e = np.asarray(frame.edges_vertices, dtype=np.int64).reshape(-1, 2)
+        return cls.from_segments(v[e], frame.edges_assignment, eps=eps, seed_points=v)
+
+    @classmethod
+    def _from_graph(
+        cls, points: np.ndarray, edges: np.ndarray, assign: np.ndarray, eps: float
+    ) -> CreasePattern:
+        traced = trace_faces(points, edges)
+        outer = np.flatnonzero(traced.loop_areas <= 0)
+        if len(outer) != 1:
+            raise FoldFormatError(
+                "edges_vertices",
+                f"crease pattern must be one connected sheet, found {len(outer)} pieces",
+            )
+        inner = np.flatnonzero(traced.loop_areas > 0)
+        face_id = np.full(len(traced.loops), -1, dtype=np.int64)
+        face_id[inner] = np.arange(len(inner))
+        hl = face_id[traced.halfedge_loop].reshape(-1, 2)
+        # edges with the outside on one side must be the sheet's outline
+        on_boundary = (hl[:, 0] < 0) | (hl[:, 1] < 0)
+        assign = assign.copy()
+        assign[on_boundary] = "B"
+        inside_b = (~on_boundary) & (assign == "B")
+        # a "B" line inside the sheet would be a cut, which this engine does not model
+        assign[inside_b] = "F"
+        return cls(
+            vertices=_readonly(points),
+            edges=_readonly(edges.astype(np.int64)),
+            assignments=_readonly(assign),
+            faces=tuple(_readonly(traced.loops[i]) for i in inner),
+            edges_faces=_readonly(hl),
+            eps=float(eps),
+        )
+
+    # ---- derived views -------------------------------------------------------------------
+
+    @property
+    def n_faces(self) -> int:
+        return len(self.faces)
+
+    @cached_property
+    def sheet(self) -> shapely.Polygon:
+        """The unfolded sheet as a polygon."""
+        return shapely.union_all(self.face_polygons).buffer(0)
+
+    @cached_property
+    def face_polygons(self) -> np.ndarray:
+        return np.array([shapely.Polygon(self.vertices[f]) for f in self.faces], dtype=object)
+
+    @cached_property
+    def size(self) -> float:
+        lo, hi = self.vertices.min(axis=0), self.vertices.max(axis=0)
+        return float(np.max(hi - lo))
+
+    @cached_property
+    def vertex_edges(self) -> tuple[np.ndarray, ...]:
+        """Edges at each vertex, counter-clockwise."""
+        ends = np.concatenate([self.edges[:, 0], self.edges[:, 1]])
+        other = np.concatenate([self.edges[:, 1], self.edges[:, 0]])
+        eid = np.concatenate([np.arange(len(self.edges))] * 2)
+        vec = self.vertices[other] - self.vertices[ends]
+        ang = np.arctan2(vec[:, 1], vec[:, 0])
+        order = np.lexsort((ang, ends))
+        split = np.searchsorted(ends[order], np.arange(len(self.vertices) + 1))
+        return tuple(eid[order[split[i] : split[i + 1]]] for i in range(len(self.vertices)))
+
+    @cached_property
+    def boundary_vertices(self) -> np.ndarray:
+        mask = np.zeros(len(self.vertices), bool)
+        mask[self.edges[self.assignments == "B"].ravel()] = True
+        return mask
+
+    def to_fold_frame(self, face_orders: np.ndarray | None = None) -> FoldFrame:
+        return frame_from_arrays(
+            self.vertices,
+            self.edges,
+            self.assignments,
+            faces=self.faces,
+            face_orders=face_orders,
+            metadata={"frame_classes": ["creasePattern"]},
+        )
+
+    def with_assignments(self, assignments: np.ndarray) -> CreasePattern:
+        return CreasePattern(
+            vertices=self.vertices,
+            edges=self.edges,
+            assignments=_readonly(np.asarray(assignments, dtype="<U1")),
+            faces=self.faces,
+            edges_faces=self.edges_faces,
+            eps=self.eps,
+        )
+
+    @property
+    def segments(self) -> np.ndarray:
+        return self.vertices[self.edges]
+
+
+def snap_tolerance(points: np.ndarray) -> float:
+    """Tolerance for merging points: a fraction of the smallest distance between distinct
+    input points, clamped to a band relative to the sheet size."""
+    points = np.asarray(points, float)
+    size = float(np.max(points.max(axis=0) - points.min(axis=0))) or 1.0
+    floor = size * _MIN_REL
+    dist, _ = cKDTree(points).query(points, k=min(len(points), 8))
+    dist = np.asarray(dist).reshape(len(points), -1)[:, 1:]
+    # duplicates that differ by float error are not features
+    distinct = dist[dist > floor * 64]
+    feature = float(distinct.min()) if distinct.size else size
+    return float(np.clip(feature * _FEATURE_FRACTION, floor, size * _MAX_REL))

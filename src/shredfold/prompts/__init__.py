@@ -1,0 +1,1 @@
+"""Versioned prompt templates and answer parsing."""

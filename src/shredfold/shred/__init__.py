@@ -1,0 +1,1 @@
+"""ShredBench sample synthesis: render → Voronoi cut → pieces → scraps → sample folder."""

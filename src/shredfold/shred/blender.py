@@ -1,0 +1,714 @@
+"""The ``blender`` synthesizer: every piece becomes a thin crumpled, creased sheet of paper
+lit by one sun, rendered with Cycles (bpy), with a soft shadow on the table.
+
+This is the only module that imports ``bpy``; :mod:`shredfold.shred.synth` imports it only
+when a spec asks for ``mode: blender``. One Blender scene per process, built on first use
+and reused: per piece only the mesh, its texture and the crumple seed change; per sample
+the sun and the render settings are set again, all of them, so nothing leaks from one
+sample to the next.
+
+**Geometry.** The piece's outline (the sub-pixel 50 % contour of its alpha) is filled with
+a near-regular triangulation (``MESH_STEP`` px) whose UVs map onto the piece's RGBA crop.
+The piece image is already rotated, so mesh x/y are the piece's image pixels and the camera
+looks straight down orthographically: paper never moves sideways, so the poses in
+``hidden.json`` stay exact. Creases (0..``creases`` fold lines, each a shallow mountain or
+valley V of up to ``crease_angle``) are written into vertex z; crumples are two Displace
+modifiers with Blender's procedural textures (CLOUDS for the large bumps, VORONOI F2-F1 for
+the faceted ridges of crumpled paper), seeded by moving the textures' coordinate object;
+then Solidify (``thickness``). Geometry, not shader displacement, so shading stays cheap.
+The sheet is lowered until its lowest point touches the table.
+
+**Light.** One sun (``light_elevation``; ``light_azimuth``, else one random direction per
+sample, so every scrap's shadow falls the same way on the table; ``light_softness`` is its
+angular size) and a shadowless fill: the paper's emission, ``ambient`` of a flat sheet's
+brightness. No sky light: nothing needs noisy hemisphere sampling, and direct light only
+(zero bounces) is all a matte sheet on a table shows.
+
+**Two Cycles passes per piece**, both with linear ("Raw") 16-bit output:
+
+* *paper*: the table hidden, transparent film. With ``textured`` (preset ``high``) Cycles
+  shades the page texture itself at the piece's full size. Otherwise the sheet is white
+  and the pass records only its irradiance, at ``paper_scale`` of the size; the page
+  texture (linear) is multiplied by the upsampled irradiance afterwards. For a Lambertian
+  sheet under an orthographic top-down camera the two are the same sum (radiance = albedo
+  x irradiance, and each pixel sees exactly its own texel), but irradiance is smooth at
+  the mesh's scale, so a quarter of the pixels suffice and the text is never resampled.
+* *shadow*: the paper invisible to the camera but casting shadows on a plain matte
+  table, at ``shadow_scale`` of the size. The shadow is the fraction of sunlight the table
+  lost (what a shadow catcher computes; a plain diffuse table measured 2x cheaper per
+  sample than Cycles' shadow-catcher object), upsampled, and scaled by ``shadow_opacity``.
+
+The paper's alpha is the piece's own (the camera cannot move the outline), the shadow lies
+under it in black, and the result is the straight-alpha RGBA scrap.
+
+**Table top.** Composited from the piece renders by the shared compositor
+(:func:`shredfold.shred.synth.compose`), not rendered as one scene: Cycles pays per pixel,
+so one big frame costs at least as much as the pieces' frames and would need rendering
+again for every placement; the pieces share the sun, so their shadows agree.
+
+**Determinism.** Cycles' seed comes from the sample's generator, adaptive sampling is off,
+the thread count does not change Cycles' result, and the CPU kernel is pinned to SSE4.2
+(``debug_use_cpu_avx2 = False``) so that machines with and without AVX2 run the same code;
+bpy's version and build hash enter the key.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes
+import logging
+import math
+import os
+import shutil
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import shapely
+from scipy.spatial import Delaunay
+from shapely.geometry import Polygon
+from skimage.measure import find_contours
+
+import bpy
+from shredfold.shred.pieces import Piece
+from shredfold.shred.synth import Compositing, Scrap, compositor_params, register
+from shredfold.spec import BlenderSettings, SynthesisSettings
+
+log = logging.getLogger(__name__)
+
+BLENDER_VERSION = 1
+UNIT = 0.01  # Blender units per page pixel (keeps the scene near 1..10 units)
+MESH_STEP = 8.0  # px between mesh vertices
+OUTLINE_TOLERANCE = 0.35  # px, simplification of the alpha contour
+CLOUDS_DEPTH = 3
+VORONOI_SHARE = 0.5  # share of the crumple relief from the faceted (Voronoi) ridges
+VORONOI_SCALE = 0.6  # Voronoi cell size relative to crumple_scale
+ALBEDO = 0.5  # of the white sheet and the table in the lighting passes (headroom below 1)
+SHADOW_FLOOR = 0.03  # sunlight lost below this is sampling noise, not shadow
+PAD_MIN = 3  # px of transparent margin on every side of a scrap
+FILTER_WIDTH = 0.01  # px: Cycles samples at pixel centres, so each pixel sees its own texel
+BLEED = 3  # px the paper colour is carried past the outline for texture filtering
+
+_lock = threading.Lock()
+
+
+# ------------------------------------------------------------------ colour
+
+
+def _srgb_to_linear_lut() -> np.ndarray:
+    c = np.arange(256, dtype=np.float64) / 255.0
+    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4).astype(np.float32)
+
+
+def _linear_to_srgb_lut(size: int = 1 << 16) -> np.ndarray:
+    v = np.arange(size, dtype=np.float64) / (size - 1)
+    s = np.where(v <= 0.0031308, v * 12.92, 1.055 * v ** (1 / 2.4) - 0.055)
+    return np.clip(np.rint(s * 255.0), 0, 255).astype(np.uint8)
+
+
+TO_LINEAR = _srgb_to_linear_lut()
+TO_SRGB = _linear_to_srgb_lut()
+
+
+def linear_to_srgb8(v: np.ndarray) -> np.ndarray:
+    """Linear float in [0, 1] (clipped) to sRGB uint8 through a 65536-entry table."""
+    idx = np.clip(np.rint(v * np.float32(len(TO_SRGB) - 1)), 0, len(TO_SRGB) - 1)
+    return TO_SRGB[idx.astype(np.int32)]
+
+
+# ------------------------------------------------------------------ process-wide scene
+
+
+@contextlib.contextmanager
+def _quiet(sink: Path) -> Iterator[None]:
+    """Route C-level stdout/stderr (Cycles' progress lines) into ``sink``, then into this
+    module's log at DEBUG level (the job log when enabled)."""
+    libc = ctypes.CDLL(None)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    fd = os.open(sink, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        yield
+    finally:
+        libc.fflush(None)
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for f in (fd, *saved):
+            os.close(f)
+        if log.isEnabledFor(logging.DEBUG):
+            text = sink.read_text(errors="replace").strip()
+            if text:
+                log.debug("blender output:\n%s", text)
+
+
+def _diffuse_material(name: str, emission: bool, texture: bool) -> tuple[Any, Any, Any, Any]:
+    """A matte material; returns (material, diffuse node, emission node, image node)."""
+    mat = bpy.data.materials.new(name)
+    mat.use_nodes = True
+    mat.cycles.emission_sampling = "NONE"  # the fill light is not a lamp to sample
+    nt = mat.node_tree
+    nt.nodes.clear()
+    out = nt.nodes.new("ShaderNodeOutputMaterial")
+    diffuse = nt.nodes.new("ShaderNodeBsdfDiffuse")
+    diffuse.inputs["Color"].default_value = (ALBEDO, ALBEDO, ALBEDO, 1.0)
+    surface = diffuse.outputs["BSDF"]
+    em = tex = None
+    if emission:
+        em = nt.nodes.new("ShaderNodeEmission")
+        em.inputs["Color"].default_value = (ALBEDO, ALBEDO, ALBEDO, 1.0)
+        add = nt.nodes.new("ShaderNodeAddShader")
+        nt.links.new(diffuse.outputs["BSDF"], add.inputs[0])
+        nt.links.new(em.outputs["Emission"], add.inputs[1])
+        surface = add.outputs["Shader"]
+    if texture:
+        tex = nt.nodes.new("ShaderNodeTexImage")
+        tex.interpolation = "Linear"
+        tex.extension = "EXTEND"
+        nt.links.new(tex.outputs["Color"], diffuse.inputs["Color"])
+        if em is not None:
+            nt.links.new(tex.outputs["Color"], em.inputs["Color"])
+    nt.links.new(surface, out.inputs["Surface"])
+    return mat, diffuse, em, tex
+
+
+class _Scene:
+    """The one Blender scene of this process: camera, sun, table, materials and the crumple
+    textures. Per piece only the mesh and its image change."""
+
+    def __init__(self) -> None:
+        self.tmp = Path(tempfile.mkdtemp(prefix="shredfold-blender-"))
+        atexit.register(shutil.rmtree, self.tmp, True)
+        self.sink = self.tmp / "blender.log"
+        with _quiet(self.sink):
+            bpy.ops.wm.read_factory_settings(use_empty=True)
+        bpy.context.preferences.filepaths.temporary_directory = str(self.tmp)
+        sc = bpy.context.scene
+        self.scene = sc
+        sc.render.engine = "CYCLES"
+
+        world = bpy.data.worlds.new("World")
+        world.use_nodes = True
+        world.node_tree.nodes["Background"].inputs["Strength"].default_value = 0.0
+        sc.world = world
+
+        cam_data = bpy.data.cameras.new("Camera")
+        cam_data.type = "ORTHO"
+        cam_data.sensor_fit = "AUTO"
+        cam_data.clip_start = 0.01
+        cam_data.clip_end = 100.0
+        self.camera = bpy.data.objects.new("Camera", cam_data)
+        sc.collection.objects.link(self.camera)
+        sc.camera = self.camera
+
+        self.sun = bpy.data.objects.new("Sun", bpy.data.lights.new("Sun", "SUN"))
+        sc.collection.objects.link(self.sun)
+
+        table_mesh = bpy.data.meshes.new("Table")
+        big = 1000.0
+        table_mesh.from_pydata(
+            [(-big, -big, 0.0), (big, -big, 0.0), (big, big, 0.0), (-big, big, 0.0)],
+            [],
+            [(0, 1, 2, 3)],
+        )
+        self.table = bpy.data.objects.new("Table", table_mesh)
+        sc.collection.objects.link(self.table)
+        table_mat = _diffuse_material("Table", emission=False, texture=False)[0]
+        table_mesh.materials.append(table_mat)
+
+        self.white, _, self.white_fill, _ = _diffuse_material("PaperWhite", True, False)
+        self.textured, _, self.textured_fill, self.image_node = _diffuse_material(
+            "PaperTextured", True, True
+        )
+        self.caster = _diffuse_material("ShadowCaster", emission=False, texture=False)[0]
+
+        # The crumple textures read their coordinates from this empty: moving it per piece
+        # seeds the pattern.
+        self.anchor = bpy.data.objects.new("CrumpleAnchor", None)
+        sc.collection.objects.link(self.anchor)
+        self.clouds = bpy.data.textures.new("Clouds", "CLOUDS")
+        self.clouds.noise_basis = "ORIGINAL_PERLIN"
+        self.clouds.noise_type = "SOFT_NOISE"
+        self.clouds.noise_depth = CLOUDS_DEPTH
+        self.voronoi = bpy.data.textures.new("Voronoi", "VORONOI")
+        self.voronoi.distance_metric = "DISTANCE"
+        self.voronoi.color_mode = "INTENSITY"
+        self.voronoi.weight_1 = -1.0  # F2 - F1: ridges along the cell borders
+        self.voronoi.weight_2 = 1.0
+        self.voronoi.weight_3 = 0.0
+        self.voronoi.weight_4 = 0.0
+        self.voronoi.noise_intensity = 1.0
+
+        self.piece: Any = None
+        self.image: Any = None
+
+    # ---------------------------------------------------------------- per sample
+
+    def configure(self, s: BlenderSettings, azimuth: float, threads: int) -> None:
+        """Every setting a render reads that is the same for all pieces of a sample."""
+        sc = self.scene
+        sc.view_settings.view_transform = "Raw"  # linear out: we convert to sRGB ourselves
+        sc.view_settings.look = "None"
+        sc.view_settings.exposure = 0.0
+        sc.view_settings.gamma = 1.0
+        sc.view_settings.use_curve_mapping = False
+        sc.display_settings.display_device = "sRGB"
+        r = sc.render
+        r.film_transparent = True
+        r.use_compositing = False
+        r.use_sequencer = False
+        r.dither_intensity = 0.0
+        r.use_persistent_data = False
+        r.image_settings.file_format = "PNG"
+        r.image_settings.color_mode = "RGBA"
+        r.image_settings.color_depth = "16"
+        r.image_settings.compression = 0
+        r.threads_mode = "FIXED"
+        r.threads = threads
+        r.resolution_percentage = 100
+        r.pixel_aspect_x = r.pixel_aspect_y = 1.0
+        r.use_border = False
+        c = sc.cycles
+        c.device = "CPU"
+        c.feature_set = "SUPPORTED"
+        c.use_adaptive_sampling = False
+        c.use_denoising = False
+        c.use_animated_seed = False
+        c.sample_offset = 0
+        c.use_light_tree = False
+        c.max_bounces = 0  # direct light only
+        c.diffuse_bounces = c.glossy_bounces = c.transmission_bounces = 0
+        c.volume_bounces = 0
+        c.transparent_max_bounces = 0
+        c.caustics_reflective = c.caustics_refractive = False
+        c.sample_clamp_direct = c.sample_clamp_indirect = 0.0
+        c.pixel_filter_type = "BOX"
+        c.filter_width = FILTER_WIDTH
+        c.use_auto_tile = False
+        c.film_exposure = 1.0
+        c.debug_use_cpu_avx2 = False
+        c.debug_use_cpu_sse42 = True
+
+        elev = math.radians(s.light_elevation)
+        sun = self.sun.data
+        sun.angle = math.radians(s.light_softness)
+        sun.use_shadow = True
+        # A flat sheet facing up then shows exactly its page colour: fill + sun = 1.
+        sun.energy = (1.0 - s.ambient) * math.pi / max(math.sin(elev), 1e-3)
+        sun.color = (1.0, 1.0, 1.0)
+        # The sun shines along its -Z axis: tilted from the zenith about X it comes from -Y
+        # (world), then turned about Z so that it comes from ``azimuth`` (counter-clockwise
+        # on screen from the image's right).
+        self.sun.rotation_euler = (math.pi / 2 - elev, 0.0, math.radians(azimuth) + math.pi / 2)
+        # Fill light: the white sheet's emission is relative to its albedo.
+        self.white_fill.inputs["Strength"].default_value = s.ambient
+        self.textured_fill.inputs["Strength"].default_value = s.ambient
+        self.clouds.noise_scale = s.crumple_scale * UNIT
+        self.voronoi.noise_scale = s.crumple_scale * VORONOI_SCALE * UNIT
+
+    # ---------------------------------------------------------------- per piece
+
+    def set_piece(
+        self,
+        verts: np.ndarray,
+        tris: np.ndarray,
+        uvs: np.ndarray,
+        s: BlenderSettings,
+        anchor: tuple[float, float, float, float],
+    ) -> None:
+        self.clear_piece()
+        mesh = bpy.data.meshes.new("Piece")
+        mesh.vertices.add(len(verts))
+        mesh.vertices.foreach_set("co", verts.astype(np.float32).ravel())
+        mesh.loops.add(tris.size)
+        mesh.loops.foreach_set("vertex_index", tris.astype(np.int32).ravel())
+        mesh.polygons.add(len(tris))
+        mesh.polygons.foreach_set("loop_start", np.arange(0, tris.size, 3, dtype=np.int32))
+        mesh.polygons.foreach_set("loop_total", np.full(len(tris), 3, dtype=np.int32))
+        uv = mesh.uv_layers.new(name="UVMap")
+        uv.data.foreach_set("uv", uvs[tris.ravel()].astype(np.float32).ravel())
+        mesh.update()
+        mesh.shade_smooth()
+        mesh.materials.append(self.white)
+        obj = bpy.data.objects.new("Piece", mesh)
+        self.scene.collection.objects.link(obj)
+
+        ax, ay, az, turn = anchor
+        self.anchor.location = (ax, ay, az)
+        self.anchor.rotation_euler = (0.0, 0.0, turn)
+        if s.crumple > 0.0:
+            for name, tex, share, mid in (
+                ("Clouds", self.clouds, 1.0 - VORONOI_SHARE, 0.5),
+                ("Voronoi", self.voronoi, VORONOI_SHARE, 0.0),
+            ):
+                mod = obj.modifiers.new(name, "DISPLACE")
+                mod.texture = tex
+                mod.texture_coords = "OBJECT"
+                mod.texture_coords_object = self.anchor
+                mod.direction = "Z"
+                mod.space = "LOCAL"
+                mod.mid_level = mid
+                mod.strength = s.crumple * share * UNIT
+        if s.thickness > 0.0:
+            solid = obj.modifiers.new("Solidify", "SOLIDIFY")
+            solid.thickness = s.thickness * UNIT
+            solid.offset = -1.0  # grow downwards: the top surface keeps its place
+            solid.use_even_offset = False
+        self.piece = obj
+
+    def set_texture(self, rgb: np.ndarray) -> None:
+        """The piece's page pixels (sRGB uint8, HxWx3) as the textured material's image."""
+        h, w = rgb.shape[:2]
+        img = bpy.data.images.new("Page", w, h, alpha=False)
+        img.colorspace_settings.name = "sRGB"
+        rgba = np.ones((h, w, 4), dtype=np.float32)
+        rgba[..., :3] = rgb[::-1]  # Blender stores the bottom row first
+        rgba[..., :3] *= np.float32(1.0 / 255.0)
+        img.pixels.foreach_set(rgba.ravel())
+        img.update()
+        self.image_node.image = img
+        self.image = img
+
+    def rest_on_table(self) -> float:
+        """Lower the sheet until its lowest point touches the table; its height there, px."""
+        obj = self.piece
+        obj.location = (0.0, 0.0, 0.0)
+        deps = bpy.context.evaluated_depsgraph_get()
+        deps.update()
+        ev = obj.evaluated_get(deps)
+        mesh = ev.to_mesh()
+        co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+        mesh.vertices.foreach_get("co", co)
+        ev.to_mesh_clear()
+        z = co[2::3]
+        low, high = float(z.min()), float(z.max())
+        obj.location = (0.0, 0.0, -low)
+        return (high - low) / UNIT
+
+    def frame(self, x0: int, y0: int, width: int, height: int) -> None:
+        """Camera over the piece-pixel rectangle [x0, x0 + width) x [y0, y0 + height)."""
+        cam = self.camera
+        cam.location = ((x0 + width / 2) * UNIT, -(y0 + height / 2) * UNIT, 50.0)
+        cam.rotation_euler = (0.0, 0.0, 0.0)
+        cam.data.ortho_scale = max(width, height) * UNIT
+        cam.data.shift_x = cam.data.shift_y = 0.0
+        self.size = (width, height)
+
+    def render(self, name: str, *, which: str, samples: int, scale: float, seed: int) -> np.ndarray:
+        """One pass ("paper", "textured" or "shadow"): linear float32 RGBA, HxWx4."""
+        sc = self.scene
+        width, height = self.size
+        sc.render.resolution_x = max(1, round(width * scale))
+        sc.render.resolution_y = max(1, round(height * scale))
+        sc.cycles.samples = samples
+        sc.cycles.seed = seed
+        paper = which != "shadow"
+        self.table.hide_render = paper
+        self.piece.visible_camera = paper
+        self.piece.visible_shadow = True
+        self.piece.data.materials[0] = {
+            "paper": self.white, "textured": self.textured, "shadow": self.caster
+        }[which]
+        path = self.tmp / f"{name}.png"
+        sc.render.filepath = str(path)
+        try:
+            with _quiet(self.sink):
+                bpy.ops.render.render(write_still=True)
+            raw = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+        finally:
+            path.unlink(missing_ok=True)
+        if raw is None or raw.dtype != np.uint16 or raw.shape[2] != 4:
+            raise RuntimeError(f"Blender wrote no 16-bit RGBA image for the {which} pass")
+        rgba = cv2.cvtColor(raw, cv2.COLOR_BGRA2RGBA).astype(np.float32)
+        rgba *= np.float32(1.0 / 65535.0)
+        return rgba
+
+    def clear_piece(self) -> None:
+        if self.piece is not None:
+            mesh = self.piece.data
+            bpy.data.objects.remove(self.piece, do_unlink=True)
+            bpy.data.meshes.remove(mesh, do_unlink=True)
+            self.piece = None
+        if self.image is not None:
+            self.image_node.image = None
+            bpy.data.images.remove(self.image, do_unlink=True)
+            self.image = None
+
+
+_SCENE: _Scene | None = None
+
+
+def scene() -> _Scene:
+    """This process's Blender scene, built on first use."""
+    global _SCENE
+    if _SCENE is None:
+        _SCENE = _Scene()
+    return _SCENE
+
+
+# ------------------------------------------------------------------ geometry (numpy)
+
+
+def outline(alpha: np.ndarray) -> Polygon:
+    """The paper's outline in image coordinates (pixel corners at integers): the sub-pixel
+    50 % contour of ``alpha``, the largest if there are several."""
+    contours = find_contours(np.pad(alpha, 1).astype(np.float32), 127.5)
+    # (row, col) of pixel centres in the padded array -> (x, y) with corners at integers.
+    rings = [Polygon(c[:, ::-1] - 0.5) for c in contours if len(c) >= 4]
+    rings = [r if r.is_valid else r.buffer(0) for r in rings]
+    rings = [r for r in rings if r.geom_type == "Polygon" and not r.is_empty]
+    if not rings:
+        raise ValueError("piece has no opaque pixels")
+    poly = max(rings, key=lambda p: p.area).simplify(OUTLINE_TOLERANCE, preserve_topology=True)
+    return poly if poly.is_valid else poly.buffer(0)
+
+
+def triangulate(poly: Polygon, step: float = MESH_STEP) -> tuple[np.ndarray, np.ndarray]:
+    """Points (x, y) and triangles (counter-clockwise seen from above) filling ``poly``: its
+    densified outline plus a hexagonal lattice inside, Delaunay-triangulated, keeping the
+    triangles whose centre is inside."""
+    ring = np.asarray(shapely.segmentize(poly.exterior, step * 0.75).coords)[:-1]
+    minx, miny, maxx, maxy = poly.bounds
+    dy = step * math.sqrt(3) / 2
+    ys = np.arange(miny + dy / 2, maxy, dy)
+    xs = np.arange(minx + step / 2, maxx, step)
+    gx, gy = np.meshgrid(xs, ys)
+    gx = gx + (np.arange(len(ys))[:, None] % 2) * (step / 2)
+    lattice = np.column_stack([gx.ravel(), gy.ravel()])
+    inner = poly.buffer(-step * 0.45)
+    if inner.is_empty:
+        lattice = lattice[:0]
+    else:
+        lattice = lattice[shapely.contains_xy(inner, lattice[:, 0], lattice[:, 1])]
+    pts = np.vstack([ring, lattice])
+    tris = Delaunay(pts).simplices
+    centres = pts[tris].mean(axis=1)
+    tris = tris[shapely.contains_xy(poly, centres[:, 0], centres[:, 1])]
+    a, b, c = pts[tris[:, 0]], pts[tris[:, 1]], pts[tris[:, 2]]
+    cross = (b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0])
+    # Image y points down and world y up: positive here is clockwise seen from above.
+    flip = cross > 0
+    tris[flip] = tris[flip][:, ::-1]
+    return pts, tris
+
+
+def crease_relief(pts: np.ndarray, count: int, angle: float, rng: np.random.Generator) -> np.ndarray:
+    """Height (px) of ``count`` fold lines through the piece: each a V (mountain or valley)
+    with sides tilted up to ``angle`` degrees."""
+    z = np.zeros(len(pts))
+    if count == 0 or angle <= 0.0:
+        return z
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    for _ in range(count):
+        theta = rng.uniform(0.0, math.pi)
+        through = lo + rng.uniform(0.25, 0.75, 2) * (hi - lo)
+        sign = 1.0 if rng.random() < 0.5 else -1.0
+        slope = math.tan(math.radians(angle * rng.uniform(0.4, 1.0)))
+        d = (pts - through) @ np.array([math.cos(theta), math.sin(theta)])
+        z += sign * slope * np.abs(d)
+    return z - z.min()
+
+
+def bleed(rgba: np.ndarray, px: int = BLEED) -> np.ndarray:
+    """RGB with the paper colour carried ``px`` pixels past the alpha edge, so texture
+    filtering at the outline never mixes in the (black) transparent pixels."""
+    a = rgba[..., 3:4].astype(np.float32) * np.float32(1 / 255)
+    rgb = rgba[..., :3].astype(np.float32)
+    k = 2 * px + 1
+    num = cv2.blur(rgb * a, (k, k))
+    den = cv2.blur(a, (k, k))[..., None]
+    filled = np.where(den > 1e-4, num / np.maximum(den, 1e-4), 0.0)
+    out = np.where(a >= 1.0, rgb, filled)
+    return np.clip(np.rint(out), 0, 255).astype(np.uint8)
+
+
+def fill_holes(value: np.ndarray, known: np.ndarray, rounds: int = 3) -> np.ndarray:
+    """``value`` with pixels where ``known`` is False filled from known neighbours
+    (normalised 3x3 averaging, ``rounds`` pixels deep; farther ones keep the mean)."""
+    v = np.where(known, value, 0.0).astype(np.float32)
+    w = known.astype(np.float32)
+    if not w.any():
+        return np.ones_like(v)
+    mean = float(v.sum() / w.sum())
+    for _ in range(rounds):
+        num = cv2.blur(v * w, (3, 3))
+        den = cv2.blur(w, (3, 3))
+        grow = (w == 0) & (den > 0)
+        v[grow] = num[grow] / den[grow]
+        w = np.where(grow, 1.0, w).astype(np.float32)
+    v[w == 0] = mean
+    return v
+
+
+@dataclass(frozen=True)
+class Pads:
+    left: int
+    top: int
+    right: int
+    bottom: int
+
+
+def shadow_pads(
+    height_px: float, s: BlenderSettings, azimuth: float, size: tuple[int, int], multiple: int
+) -> Pads:
+    """Margins around a ``size`` piece that hold the shadow of paper up to ``height_px``
+    above the table, grown on the right and bottom to make the frame a ``multiple``."""
+    elev = math.radians(s.light_elevation)
+    reach = height_px / max(math.tan(elev), 1e-3)
+    spread = height_px * math.tan(math.radians(s.light_softness) / 2) / max(math.sin(elev), 1e-3)
+    extra = spread + 2 * multiple  # upsampling the coarse shadow smears it a little
+    # The shadow falls away from the sun (image y points down).
+    dx = -math.cos(math.radians(azimuth)) * reach
+    dy = math.sin(math.radians(azimuth)) * reach
+    left = PAD_MIN + math.ceil(max(0.0, -dx) + extra)
+    top = PAD_MIN + math.ceil(max(0.0, -dy) + extra)
+    right = PAD_MIN + math.ceil(max(0.0, dx) + extra)
+    bottom = PAD_MIN + math.ceil(max(0.0, dy) + extra)
+    right += -(size[0] + left + right) % multiple
+    bottom += -(size[1] + top + bottom) % multiple
+    return Pads(left, top, right, bottom)
+
+
+def over_shadow(paper: np.ndarray, alpha: np.ndarray, shadow: np.ndarray) -> np.ndarray:
+    """RGBA uint8 (straight alpha): sRGB ``paper`` (HxWx3) with coverage ``alpha`` (uint8)
+    over a black shadow of alpha ``shadow`` (float 0..1)."""
+    a = alpha.astype(np.float32) * np.float32(1 / 255)
+    out_a = a + shadow * (1.0 - a)
+    out = np.zeros((*alpha.shape, 4), dtype=np.uint8)
+    k = (a / np.maximum(out_a, 1e-6))[..., None]
+    out[..., :3] = np.clip(np.rint(paper.astype(np.float32) * k), 0, 255)
+    out[..., 3] = np.clip(np.rint(out_a * 255.0), 0, 255)
+    out[out[..., 3] == 0] = 0
+    return out
+
+
+# ------------------------------------------------------------------ the synthesizer
+
+
+def _threads() -> int:
+    """Render threads: SHREDFOLD_BLENDER_THREADS, else 1 (Snakemake runs a job per core).
+    Not part of the key: Cycles' result does not depend on the thread count."""
+    return max(1, int(os.environ.get("SHREDFOLD_BLENDER_THREADS", "1")))
+
+
+def _build_hash() -> str:
+    h = bpy.app.build_hash
+    return h.decode() if isinstance(h, bytes) else str(h)
+
+
+@register("blender")
+class BlenderSynthesizer(Compositing):
+    mode = "blender"
+    version = BLENDER_VERSION
+
+    def __init__(self, settings: SynthesisSettings) -> None:
+        self.settings: BlenderSettings = settings.blender
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "bpy": bpy.app.version_string,
+            "bpy_build": _build_hash(),
+            "quality": self.settings.quality(),
+            "unit": UNIT,
+            "mesh_step": MESH_STEP,
+            "outline_tolerance": OUTLINE_TOLERANCE,
+            "clouds_depth": CLOUDS_DEPTH,
+            "voronoi_share": VORONOI_SHARE,
+            "voronoi_scale": VORONOI_SCALE,
+            "albedo": ALBEDO,
+            "shadow_floor": SHADOW_FLOOR,
+            "pad_min": PAD_MIN,
+            "filter_width": FILTER_WIDTH,
+            "bleed": BLEED,
+            "compositor": compositor_params(),
+        }
+
+    def scraps(self, pieces: Sequence[Piece], rng: np.random.Generator) -> list[Scrap]:
+        s = self.settings
+        azimuth = s.light_azimuth
+        if azimuth is None:
+            azimuth = round(float(rng.uniform(0.0, 360.0)), 6)
+        with _lock:
+            sc = scene()
+            sc.configure(s, azimuth, _threads())
+            try:
+                return [self._scrap(sc, p, azimuth, rng) for p in pieces]
+            finally:
+                sc.clear_piece()
+
+    def _scrap(self, sc: _Scene, piece: Piece, azimuth: float, rng: np.random.Generator) -> Scrap:
+        s = self.settings
+        q = self.settings.quality()
+        img = piece.image
+        h, w = img.shape[:2]
+        # Every random draw of the piece, in a fixed order.
+        seed = int(rng.integers(0, 2**31 - 1))
+        anchor = tuple(float(v) for v in rng.uniform(-100.0, 100.0, 3))
+        turn = float(rng.uniform(0.0, 2 * math.pi))
+        n_creases = int(rng.integers(0, s.creases + 1))
+        crease_rng, grain_rng = rng.spawn(2)
+
+        poly = outline(img[..., 3])
+        pts, tris = triangulate(poly)
+        z = crease_relief(pts, n_creases, s.crease_angle, crease_rng)
+        verts = np.column_stack([pts[:, 0] * UNIT, -pts[:, 1] * UNIT, z * UNIT])
+        uvs = np.column_stack([pts[:, 0] / w, 1.0 - pts[:, 1] / h])
+        sc.set_piece(verts, tris, uvs, s, (*anchor, turn))  # type: ignore[arg-type]
+        top = sc.rest_on_table()
+
+        paper_scale, shadow_scale = float(q["paper_scale"]), float(q["shadow_scale"])
+        textured = bool(q["textured"])
+        multiple = max(round(1 / paper_scale), round(1 / shadow_scale))
+        pads = shadow_pads(top + s.thickness, s, azimuth, (w, h), multiple)
+        width, height = w + pads.left + pads.right, h + pads.top + pads.bottom
+        sc.frame(-pads.left, -pads.top, width, height)
+        inside = (slice(pads.top, pads.top + h), slice(pads.left, pads.left + w))
+
+        texture = bleed(img)
+        if textured:
+            sc.set_texture(texture)
+            lit = sc.render("paper", which="textured", samples=int(q["paper_samples"]),
+                            scale=1.0, seed=seed)
+            known = lit[..., 3] >= 0.999
+            radiance = np.stack(
+                [fill_holes(lit[..., c], known) for c in range(3)], axis=-1
+            )[inside]
+        else:
+            lit = sc.render("paper", which="paper", samples=int(q["paper_samples"]),
+                            scale=paper_scale, seed=seed)
+            known = lit[..., 3] >= 0.999
+            irradiance = fill_holes(lit[..., 1] * np.float32(1 / ALBEDO), known)
+            if paper_scale != 1.0:
+                irradiance = cv2.resize(irradiance, (width, height), interpolation=cv2.INTER_LINEAR)
+            radiance = TO_LINEAR[texture] * irradiance[inside][..., None]
+        paper_rgb = linear_to_srgb8(radiance)
+        if s.grain > 0:
+            noise = grain_rng.standard_normal(paper_rgb.shape, dtype=np.float32)
+            noise *= np.float32(s.grain)
+            noise += paper_rgb
+            paper_rgb = np.clip(np.rint(noise), 0, 255).astype(np.uint8)
+
+        table = sc.render("shadow", which="shadow", samples=int(q["shadow_samples"]),
+                          scale=shadow_scale, seed=seed)
+        lit_table = ALBEDO * (1.0 - s.ambient)
+        lost = 1.0 - table[..., 0] / np.float32(max(lit_table, 1e-6))
+        lost = np.clip((lost - SHADOW_FLOOR) / (1.0 - SHADOW_FLOOR), 0.0, 1.0)
+        if shadow_scale != 1.0:
+            lost = cv2.resize(lost, (width, height), interpolation=cv2.INTER_LINEAR)
+        shadow = lost * np.float32(s.shadow_opacity)
+
+        rgb = np.zeros((height, width, 3), dtype=np.uint8)
+        alpha = np.zeros((height, width), dtype=np.uint8)
+        rgb[inside] = paper_rgb
+        alpha[inside] = img[..., 3]
+        out = over_shadow(rgb, alpha, shadow)
+        return Scrap(image=out, paper=alpha > 0, origin=(pads.left, pads.top))

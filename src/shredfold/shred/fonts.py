@@ -1,0 +1,98 @@
+"""The pinned font files, their SHA-256 (part of every sample key) and cached Pillow fonts.
+
+Text is laid out with Pillow's BASIC engine on purpose: RAQM pulls in system FriBiDi and
+HarfBuzz builds that differ between machines, while BASIC depends only on FreeType, which the
+pinned Pillow wheel bundles. None of our scripts needs complex shaping.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from PIL import ImageFont
+
+from shredfold.store import sha256_file
+
+Role = Literal["prose", "prose_bold", "mono", "cjk", "cjk_bold"]
+
+DEJAVU_DIR = Path("/usr/share/fonts/truetype/dejavu")
+CJK_PACKAGE = "manimgx_fonts_cjk"
+CJK_FILE = "NotoSansCJK-VF.otf.ttc"
+
+
+class FontMissingError(FileNotFoundError):
+    """A pinned font file is absent; the message names the file and what provides it."""
+
+
+@dataclass(frozen=True)
+class FontFile:
+    role: Role
+    provider: str  # what installs the file, named in the error when it is missing
+    file: str
+    index: int = 0  # face index inside a collection (.ttc)
+    variation: str | None = None  # named instance of a variable font
+
+    def path(self) -> Path:
+        if self.provider.startswith("pip"):
+            try:
+                return Path(str(importlib.resources.files(CJK_PACKAGE) / self.file))
+            except ModuleNotFoundError:
+                raise FontMissingError(
+                    f"font {self.file} not found: the Python package {CJK_PACKAGE!r} is not "
+                    f"installed ({self.provider})"
+                ) from None
+        return DEJAVU_DIR / self.file
+
+
+_DEJAVU = "Debian package fonts-dejavu-core (apt-get install fonts-dejavu-core)"
+_NOTO = "pip package manimgx-fonts-cjk (pip install manimgx-fonts-cjk)"
+
+FONTS: dict[Role, FontFile] = {
+    "prose": FontFile("prose", _DEJAVU, "DejaVuSans.ttf"),
+    "prose_bold": FontFile("prose_bold", _DEJAVU, "DejaVuSans-Bold.ttf"),
+    "mono": FontFile("mono", _DEJAVU, "DejaVuSansMono.ttf"),
+    # Face 2 of the collection is Simplified Chinese; the variable font's default instance is
+    # Thin, so the weight must be chosen by name.
+    "cjk": FontFile("cjk", _NOTO, CJK_FILE, index=2, variation="Regular"),
+    "cjk_bold": FontFile("cjk_bold", _NOTO, CJK_FILE, index=2, variation="Bold"),
+}
+
+
+def font_path(role: Role) -> Path:
+    """The file behind a role; raise :class:`FontMissingError` naming file and provider."""
+    spec = FONTS[role]
+    path = spec.path()
+    if not path.is_file():
+        raise FontMissingError(f"font {path} not found; it is provided by the {spec.provider}")
+    return path
+
+
+@functools.cache
+def _file_hash(path: Path) -> str:
+    return sha256_file(path)
+
+
+def font_hashes(roles: tuple[Role, ...] | list[Role]) -> dict[str, str]:
+    """SHA-256 of each role's file (with face and instance, which also shape the glyphs)."""
+    out: dict[str, str] = {}
+    for role in sorted(set(roles)):
+        spec = FONTS[role]
+        digest = _file_hash(font_path(role))
+        out[role] = f"{digest}:{spec.index}:{spec.variation or ''}"
+    return out
+
+
+@functools.cache
+def load_font(role: Role, size: int) -> ImageFont.FreeTypeFont:
+    """A cached Pillow font; callers must not change its variation (the cache shares it)."""
+    spec = FONTS[role]
+    font = ImageFont.truetype(
+        str(font_path(role)), size, index=spec.index, layout_engine=ImageFont.Layout.BASIC
+    )
+    if spec.variation is not None:
+        font.set_variation_by_name(spec.variation)
+    return font

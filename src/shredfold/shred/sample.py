@@ -1,0 +1,312 @@
+"""One ShredBench sample: document + granularity + settings + seed → a folder of files.
+
+Layout of a sample folder::
+
+    pieces/00.png …   RGBA scraps, in the shuffled order a model sees them
+    composite.png     all scraps on one table top (RGB)
+    page.png          the intact page (hidden from models)
+    truth.txt         the text drawn on the page, one drawn line per line (UTF-8)
+    truth.html        the source table (tables only)
+    sample.json       public facts: n, domain, kind, lang, page size, piece files
+    hidden.json       doc id, polygons, and per presented piece its pose and placement
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+from shapely.geometry import Polygon
+
+from shredfold.corpus.document import Document
+from shredfold.shred.fonts import font_hashes
+from shredfold.shred.pieces import Piece, cut_pieces
+from shredfold.shred.render import Page, font_roles, render_page
+from shredfold.shred.synth import MODULES, Scrap, Synthesizer, TableTop, get_synthesizer
+from shredfold.shred.voronoi import cut
+from shredfold.spec import RenderSettings, SynthesisSettings
+from shredfold.store import content_key
+
+SAMPLE_STAGE = "sample"
+SAMPLE_VERSION = 1
+# zlib level 1: on these noisy images 3x faster to write than the default (6) for ~18% more
+# bytes; levels 2-3 save at most 7% for up to 25% more time. Fixed options and no ancillary
+# chunks (no time stamp), so equal keys give equal bytes.
+PNG_OPTIONS: dict[str, Any] = {"compress_level": 1, "optimize": False}
+PNG_THREADS = min(
+    4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+)
+# Rasterisers, geometry and the PNG encoder shape the bytes; a version change must change
+# the key rather than silently give different files under an old one.
+TOOLCHAIN = ("pillow", "numpy", "scipy", "shapely", "opencv-python", "markdown-it-py", "lxml")
+# Independent random streams, one per use, spawned in this fixed order from the key.
+STREAMS = ("render", "cut", "pose", "scraps", "order", "table")
+
+
+@functools.cache
+def _toolchain() -> dict[str, str]:
+    out = {}
+    for dist in TOOLCHAIN:
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = "absent"
+    return out
+
+
+def sample_params(
+    doc: Document, n: int, render: RenderSettings, synth: SynthesisSettings, seed: int
+) -> dict[str, Any]:
+    synthesizer = get_synthesizer(synth)
+    synthesis = synth.model_dump(mode="json")
+    for mode in MODULES:  # another mode's settings do not shape this sample
+        if mode != synth.mode:
+            synthesis.pop(mode, None)
+    return {
+        "doc_id": doc.doc_id,  # written to hidden.json, so part of the output
+        "n": n,
+        "render": render.model_dump(mode="json"),
+        "synthesis": synthesis,
+        "synthesizer": {
+            "mode": synthesizer.mode,
+            "version": synthesizer.version,
+            "params": synthesizer.params(),
+        },
+        "fonts": font_hashes(font_roles(doc)),
+        "png": PNG_OPTIONS,
+        "toolchain": dict(_toolchain()),
+        "seed": seed,
+    }
+
+
+def sample_key(
+    doc: Document, n: int, render: RenderSettings, synth: SynthesisSettings, seed: int
+) -> str:
+    return content_key(
+        SAMPLE_STAGE, SAMPLE_VERSION, sample_params(doc, n, render, synth, seed), [doc.key]
+    )
+
+
+def streams(key: str) -> dict[str, np.random.Generator]:
+    children = np.random.SeedSequence(int(key, 16)).spawn(len(STREAMS))
+    return {name: np.random.default_rng(c) for name, c in zip(STREAMS, children, strict=True)}
+
+
+def png_bytes(pixels: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    Image.fromarray(pixels).save(buf, format="PNG", **PNG_OPTIONS)
+    return buf.getvalue()
+
+
+def png_many(images: list[np.ndarray]) -> list[bytes]:
+    """Encode in threads: Pillow's encoder releases the GIL, and PNG is most of a sample's
+    time. The bytes do not depend on the thread count."""
+    workers = min(len(images), PNG_THREADS)
+    if workers <= 1:
+        return [png_bytes(im) for im in images]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(png_bytes, images))
+
+
+def _json(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _r(v: float, nd: int = 6) -> float:
+    return round(float(v), nd) + 0.0  # + 0.0 turns -0.0 into 0.0
+
+
+def piece_names(n: int) -> list[str]:
+    digits = max(2, len(str(n - 1)))
+    return [f"pieces/{k:0{digits}d}.png" for k in range(n)]
+
+
+@dataclass
+class Built:
+    """A sample in memory, before it is written."""
+
+    key: str
+    doc: Document
+    page: Page
+    polygons: list[Polygon]
+    pieces: list[Piece]
+    scraps: list[Scrap]
+    order: list[int]  # presented position k shows piece order[k]
+    table: TableTop
+    synthesizer: Synthesizer
+
+
+class _Clock:
+    """Adds each stage's wall and CPU time to ``timings`` (when given) as ``stage`` and
+    ``stage.cpu``: the speed bench reads them."""
+
+    def __init__(self, timings: dict[str, float] | None) -> None:
+        self.timings = timings
+        self.t = time.perf_counter()
+        self.c = time.process_time()
+
+    def lap(self, stage: str) -> None:
+        now, cpu = time.perf_counter(), time.process_time()
+        if self.timings is not None:
+            self.timings[stage] = self.timings.get(stage, 0.0) + now - self.t
+            self.timings[f"{stage}.cpu"] = self.timings.get(f"{stage}.cpu", 0.0) + cpu - self.c
+        self.t, self.c = now, cpu
+
+
+def build_sample(
+    doc: Document,
+    n: int,
+    render: RenderSettings,
+    synth: SynthesisSettings,
+    seed: int,
+    timings: dict[str, float] | None = None,
+) -> Built:
+    clock = _Clock(timings)
+    key = sample_key(doc, n, render, synth, seed)
+    rng = streams(key)
+    synthesizer = get_synthesizer(synth)
+    clock.lap("key")
+    page = render_page(doc, render, rng["render"])
+    pixels = np.asarray(page.image)
+    height, width = pixels.shape[:2]
+    clock.lap("render")
+    polygons = cut(width, height, n, rng["cut"], synth.jagged)
+    clock.lap("cut")
+    pieces = cut_pieces(pixels, polygons, rng["pose"], synth.max_rotation)
+    clock.lap("pieces")
+    scraps = synthesizer.scraps(pieces, rng["scraps"])
+    clock.lap("scraps")
+    order = [int(i) for i in rng["order"].permutation(n)]
+    table = synthesizer.table_top([scraps[i] for i in order], rng["table"], synth)
+    clock.lap("composite")
+    return Built(key, doc, page, polygons, pieces, scraps, order, table, synthesizer)
+
+
+def write_sample(built: Built, out_dir: Path, timings: dict[str, float] | None = None) -> None:
+    clock = _Clock(timings)
+    out_dir = Path(out_dir)
+    (out_dir / "pieces").mkdir(parents=True, exist_ok=True)
+    doc, page, table = built.doc, built.page, built.table
+    n = len(built.pieces)
+    names = piece_names(n)
+    pixels = np.asarray(page.image)
+    height, width = pixels.shape[:2]
+    # Largest first, so the pool is not left waiting on one big image at the end.
+    images = {"composite.png": table.image, "page.png": pixels}
+    images.update({name: built.scraps[i].image for name, i in zip(names, built.order, strict=True)})
+    encoded = png_many(list(images.values()))
+    clock.lap("png")
+    for name, data in zip(images, encoded, strict=True):
+        (out_dir / name).write_bytes(data)
+    (out_dir / "truth.txt").write_text(page.truth, encoding="utf-8")
+    if page.truth_html is not None:
+        (out_dir / "truth.html").write_text(page.truth_html, encoding="utf-8")
+
+    public = {
+        "n": n,
+        "domain": doc.domain,
+        "kind": doc.kind,
+        "lang": page.lang,
+        "page": {"width": width, "height": height},
+        "pieces": n,
+        "piece_files": names,
+        "composite": {"width": table.image.shape[1], "height": table.image.shape[0]},
+    }
+    (out_dir / "sample.json").write_text(_json(public), encoding="utf-8")
+
+    presented = []
+    for k, (name, i) in enumerate(zip(names, built.order, strict=True)):
+        piece, scrap = built.pieces[i], built.scraps[i]
+        px, py = table.placements[k]
+        ox, oy = scrap.origin
+        m = np.asarray(piece.matrix)
+        to_table = m + np.array([[0, 0, ox + px], [0, 0, oy + py]])
+        presented.append(
+            {
+                "file": name,
+                "index": i,
+                "angle": piece.angle,
+                "offset": list(piece.offset),
+                "size": list(piece.size),
+                "matrix": [[_r(v) for v in row] for row in m],
+                "scrap_origin": [ox, oy],
+                "placement": [px, py],
+                "composite_matrix": [[_r(v) for v in row] for row in to_table],
+            }
+        )
+    hidden = {
+        "doc_id": doc.doc_id,
+        "doc_key": doc.key,
+        "sample_key": built.key,
+        "synthesizer": {"mode": built.synthesizer.mode, "version": built.synthesizer.version},
+        "page": {"width": width, "height": height},
+        "polygons": [
+            [[_r(x), _r(y)] for x, y in list(p.exterior.coords)[:-1]] for p in built.polygons
+        ],
+        "presented": presented,
+    }
+    (out_dir / "hidden.json").write_text(_json(hidden), encoding="utf-8")
+    clock.lap("write")
+
+
+def make_sample(
+    doc: Document,
+    n: int,
+    render: RenderSettings,
+    synth: SynthesisSettings,
+    seed: int,
+    out_dir: Path,
+) -> None:
+    """Write the sample's files into ``out_dir`` (an empty folder the store renames after)."""
+    write_sample(build_sample(doc, n, render, synth, seed), out_dir)
+
+
+# ------------------------------------------------------------------ reading a sample back
+
+
+@dataclass(frozen=True)
+class PublicSample:
+    """What a model request is built from: piece PNGs in presented order, the composite."""
+
+    pieces: list[bytes]
+    composite: bytes
+    meta: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Truth:
+    text: str
+    html: str | None
+
+
+def load_public(folder: str | Path) -> PublicSample:
+    folder = Path(folder)
+    meta = json.loads((folder / "sample.json").read_text(encoding="utf-8"))
+    return PublicSample(
+        pieces=[(folder / name).read_bytes() for name in meta["piece_files"]],
+        composite=(folder / "composite.png").read_bytes(),
+        meta=meta,
+    )
+
+
+def load_truth(folder: str | Path) -> Truth:
+    folder = Path(folder)
+    html = folder / "truth.html"
+    return Truth(
+        text=(folder / "truth.txt").read_text(encoding="utf-8"),
+        html=html.read_text(encoding="utf-8") if html.is_file() else None,
+    )
+
+
+def load_hidden(folder: str | Path) -> dict[str, Any]:
+    return json.loads((Path(folder) / "hidden.json").read_text(encoding="utf-8"))

@@ -1,0 +1,98 @@
+import numpy as np
+import pytest
+
+from shredfold.origami.constraints import (
+    TACO_TACO,
+    TACO_TORTILLA,
+    TORTILLA_TORTILLA,
+    TRANSITIVITY,
+    table,
+    valid_tuples,
+)
+from shredfold.origami.layers import solve_layers
+from shredfold.origami.pattern import CreasePattern
+
+BORDER = [((0, 0), (1, 0)), ((1, 0), (1, 1)), ((1, 1), (0, 1)), ((0, 1), (0, 0))]
+
+
+def square_with(*creases):
+    segs = [*BORDER, *[c[:2] for c in creases]]
+    return CreasePattern.from_segments(np.array(segs, float), ["B"] * 4 + [c[2] for c in creases])
+
+
+def pleat(letters):
+    """Vertical creases at x = 1/4, 1/2, 3/4 with the given letters."""
+    return square_with(*[((x, 0), (x, 1), a) for x, a in zip((0.25, 0.5, 0.75), letters, strict=True)])
+
+
+def test_constraint_tables_follow_from_the_geometry():
+    # 16 of the 24 orders of two tacos keep them from interleaving
+    assert len(valid_tuples(TACO_TACO)) == 16
+    assert valid_tuples(TACO_TORTILLA) == {(1, 2), (2, 1)}
+    assert valid_tuples(TORTILLA_TORTILLA) == {(1, 1), (2, 2)}
+    assert len(valid_tuples(TRANSITIVITY)) == 6
+    # a transitivity triple with two orders known forces the third when they chain
+    t = table(TRANSITIVITY)
+    code = 1 * 1 + 1 * 3  # A above B, B above C
+    assert t.forced[code].tolist() == [0, 0, 2]  # so C is below A
+
+
+def test_single_fold_has_one_state_and_a_face_order():
+    res = solve_layers(square_with(((0.5, 0), (0.5, 1), "V")), limit=None)
+    assert res.satisfiable and res.states == 1
+    assert res.variables == 1
+    (f, g, s) = res.face_orders[0].tolist()
+    assert {f, g} == {0, 1} and s in (-1, 1)
+
+
+def test_pleat_folds_one_way():
+    res = solve_layers(pleat("VMV"), limit=None)
+    assert res.satisfiable and res.states == 1
+
+
+@pytest.mark.parametrize(("stamps", "foldings"), [(2, 2), (3, 6), (4, 16), (5, 50)])
+def test_unassigned_strip_counts_match_stamp_folding(stamps, foldings):
+    # folding a strip of n equal stamps along every crease: OEIS A000136 (1, 2, 6, 16, 50)
+    xs = [i / stamps for i in range(1, stamps)]
+    cp = square_with(*[((x, 0), (x, 1), "U") for x in xs])
+    res = solve_layers(cp, limit=None)
+    assert res.states == foldings
+
+
+def test_limit_caps_the_count_and_says_so():
+    res = solve_layers(pleat("UUU"), limit=3)  # 16 states in one component
+    assert res.states == 3 and res.limited
+
+
+def test_crossing_folds_need_the_layers_to_agree():
+    # folding both midlines as valleys: Maekawa fails at the centre
+    res = solve_layers(square_with(((0.5, 0), (0.5, 1), "V"), ((0, 0.5), (1, 0.5), "V")))
+    assert not res.satisfiable
+    assert res.reason == "maekawa"
+
+
+def test_interlocking_flaps_are_rejected_with_faces():
+    # strips 0.4 / 0.2 / 0.4, both creases mountains: each outer flap folds behind the
+    # middle and reaches past the other's fold, so each must lie below the other
+    cp = square_with(((0.4, 0), (0.4, 1), "M"), ((0.6, 0), (0.6, 1), "M"))
+    res = solve_layers(cp, limit=None)
+    assert not res.satisfiable
+    assert res.reason == "layer-order"
+    assert set(res.bad_faces) <= {0, 1, 2} and res.bad_faces
+    assert "cannot hold" in res.detail
+
+
+def test_strip_that_must_pierce_a_fold_is_rejected():
+    # widths 0.2, 0.1, 0.7: with M then M the last (long) strip folds back over the short
+    # middle one and past the first fold, which it would have to pierce
+    cp = square_with(((0.2, 0), (0.2, 1), "M"), ((0.3, 0), (0.3, 1), "M"))
+    res = solve_layers(cp)
+    assert not res.satisfiable
+    assert res.reason == "layer-order"
+    assert res.bad_faces
+
+
+@pytest.mark.parametrize("limit", [1, None])
+def test_timeout_is_reported_not_raised(limit):
+    res = solve_layers(pleat("UUU"), limit=limit, timeout=0.0)
+    assert res.status == "timeout"

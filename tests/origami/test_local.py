@@ -1,0 +1,64 @@
+import math
+
+import numpy as np
+
+from shredfold.origami.local import check_local
+from shredfold.origami.pattern import CreasePattern
+
+BORDER = [((-1, -1), (1, -1)), ((1, -1), (1, 1)), ((1, 1), (-1, 1)), ((-1, 1), (-1, -1))]
+
+
+def vertex_at_origin(rays):
+    """A single interior vertex at (0, 0) with creases (angle in degrees, letter)."""
+    segs, letters = list(BORDER), ["B"] * 4
+    for deg, letter in rays:
+        a = math.radians(deg)
+        # reach the square's border along the ray
+        r = 1 / max(abs(math.cos(a)), abs(math.sin(a)))
+        segs.append(((0, 0), (r * math.cos(a), r * math.sin(a))))
+        letters.append(letter)
+    cp = CreasePattern.from_segments(np.array(segs, float), letters)
+    centre = int(np.argmin(np.hypot(*cp.vertices.T)))
+    return cp, centre
+
+
+def test_waterbomb_vertex_is_locally_flat_foldable():
+    cp, _ = vertex_at_origin([(0, "V"), (45, "M"), (135, "M"), (180, "V"), (225, "M"), (315, "M")])
+    assert check_local(cp).ok
+
+
+def test_maekawa_violation_names_the_vertex():
+    cp, centre = vertex_at_origin([(0, "V"), (90, "V"), (180, "M"), (270, "M")])
+    report = check_local(cp)
+    assert report.vertices("maekawa") == [centre]
+
+
+def test_kawasaki_violation_names_the_vertex():
+    cp, centre = vertex_at_origin([(0, "M"), (80, "M"), (180, "M"), (270, "V")])
+    report = check_local(cp)
+    assert report.vertices("kawasaki") == [centre]
+    assert "alternating angle sum" in report.violations[0].detail
+
+
+def test_big_little_big_violation_is_caught_by_the_crimp_test():
+    # sectors 80, 20, 100, 160 satisfy Kawasaki, but the little 20-degree sector lies
+    # between two mountains: Maekawa holds (3 M, 1 V) and still it cannot fold flat
+    cp, centre = vertex_at_origin([(0, "V"), (80, "M"), (100, "M"), (200, "M")])
+    report = check_local(cp)
+    assert report.vertices("crimp") == [centre]
+
+
+def test_same_angles_with_alternating_crimp_pass():
+    cp, _ = vertex_at_origin([(0, "M"), (80, "M"), (100, "V"), (200, "M")])
+    assert check_local(cp).ok
+
+
+def test_unassigned_creases_count_as_either_letter():
+    cp, _ = vertex_at_origin([(0, "U"), (90, "U"), (180, "U"), (270, "M")])
+    assert check_local(cp).ok
+
+
+def test_crease_ending_inside_the_sheet_is_dangling():
+    segs = [*BORDER, ((0, 0), (1, 0))]
+    cp = CreasePattern.from_segments(np.array(segs, float), ["B"] * 4 + ["V"])
+    assert [v.rule for v in check_local(cp).violations] == ["dangling"]

@@ -1,0 +1,60 @@
+from shredfold.plan import make_plan
+from shredfold.spec import load_spec
+
+SPEC = """\
+name: p
+shred:
+  domains: [news_en, table]
+  granularities: [1, 8]
+  documents_per_domain: 2
+models: [oracle, ocr-islands]
+"""
+
+
+def plan_of(tmp_path, text, name="s.yaml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return make_plan(load_spec(p))
+
+
+def test_grid_is_sets_by_domain_and_n_and_cells_by_model(tmp_path):
+    plan = plan_of(tmp_path, SPEC)
+    assert sorted((s.domain, s.n, len(s.items)) for s in plan.sets.values()) == [
+        ("news_en", 1, 2), ("news_en", 8, 2), ("table", 1, 2), ("table", 8, 2)
+    ]
+    assert len(plan.cells) == 8
+    assert {c.model.id for c in plan.cells} == {"oracle", "ocr-islands"}
+    cell = plan.cells[0]
+    assert cell.query_key in cell.query_path and cell.score_key in cell.score_path
+    assert plan.cell(cell.score_key) is cell
+
+
+def test_keys_are_stable_across_loads(tmp_path):
+    a = plan_of(tmp_path, SPEC, "a.yaml").summary()
+    b = plan_of(tmp_path, SPEC, "b.yaml").summary()
+    assert a["sets"] == b["sets"] and a["cells"] == b["cells"]
+
+
+def test_render_override_changes_only_that_domain(tmp_path):
+    base = plan_of(tmp_path, SPEC, "a.yaml")
+    changed = plan_of(
+        tmp_path,
+        SPEC.replace("models:", "  render_by_domain:\n    table:\n      texture: 0.1\nmodels:"),
+        "b.yaml",
+    )
+    old = {(s.domain, s.n): s.key for s in base.sets.values()}
+    new = {(s.domain, s.n): s.key for s in changed.sets.values()}
+    assert [k for k in old if old[k] != new[k]] == [("table", 1), ("table", 8)]
+
+
+def test_adding_a_model_keeps_other_cells(tmp_path):
+    base = plan_of(tmp_path, SPEC, "a.yaml")
+    more = plan_of(tmp_path, SPEC.replace("[oracle, ocr-islands]", "[oracle, ocr-islands, {id: o2, adapter: oracle}]"), "b.yaml")
+    assert {c.score_path for c in base.cells} < {c.score_path for c in more.cells}
+    assert len(more.cells) - len(base.cells) == 4
+
+
+def test_seed_changes_every_sample(tmp_path):
+    a = plan_of(tmp_path, SPEC, "a.yaml")
+    b = plan_of(tmp_path, "seed: 9\n" + SPEC, "b.yaml")
+    assert not set(a.sets) & set(b.sets)

@@ -1,0 +1,104 @@
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from shredfold.spec import SpecError, json_schemas, load_spec
+
+GOOD = """\
+name: t
+seed: 1
+shred:
+  domains: [news_en, table]
+  granularities: [1, 8]
+  documents_per_domain: 2
+models:
+  - oracle
+  - ocr-islands
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "spec.yaml"
+    p.write_text(textwrap.dedent(text))
+    return p
+
+
+def error_of(tmp_path: Path, text: str) -> str:
+    with pytest.raises(SpecError) as exc:
+        load_spec(write(tmp_path, text))
+    return str(exc.value)
+
+
+def test_shipped_specs_load(repo_root):
+    default = load_spec(repo_root / "specs" / "default.yaml")
+    assert [m.id for m in default.models] == ["oracle", "ocr-islands"]
+    assert default.models[0].reference
+    paper = load_spec(repo_root / "specs" / "paper.yaml")
+    assert sorted(paper.spec.shred.granularities) == [1, 8, 12, 16]
+    assert len(paper.spec.shred.domains) == 6
+    api = [m for m in paper.models if m.adapter == "openai"]
+    assert len(api) == 14
+    assert all(m.api_key_env for m in api)
+
+
+def test_a_good_spec_resolves_builtin_models(tmp_path):
+    r = load_spec(write(tmp_path, GOOD))
+    assert r.spec.shred.render_for("table").width == 1600
+    assert [m.adapter for m in r.models] == ["oracle", "ocr-islands"]
+
+
+def test_unknown_field_names_path_and_line(tmp_path):
+    msg = error_of(tmp_path, GOOD.replace("  documents_per_domain: 2", "  documents_per_domain: 2\n  colour: red"))
+    assert "shred.colour" in msg and "unknown field" in msg and ":7:" in msg
+
+
+def test_bad_type_names_the_field(tmp_path):
+    msg = error_of(tmp_path, GOOD.replace("seed: 1", "seed: lots"))
+    assert "seed" in msg and ":2:" in msg
+
+
+def test_granularity_below_one_is_refused(tmp_path):
+    msg = error_of(tmp_path, GOOD.replace("[1, 8]", "[1, 0]"))
+    assert "shred.granularities[1]" in msg and "greater than or equal to 1" in msg
+
+
+def test_unknown_domain_is_refused(tmp_path):
+    msg = error_of(tmp_path, GOOD.replace("[news_en, table]", "[news_en, poetry]"))
+    assert "shred.domains[1]" in msg and "poetry" in msg
+
+
+def test_missing_corpus_folder_is_refused(tmp_path):
+    msg = error_of(tmp_path, GOOD.replace("  documents_per_domain: 2", "  documents_per_domain: 2\n  corpus:\n    folder: nowhere"))
+    assert "shred.corpus.folder" in msg and "does not exist" in msg
+
+
+def test_unknown_model_reference_is_refused(tmp_path):
+    msg = error_of(tmp_path, GOOD.replace("  - ocr-islands", "  - gpt-9"))
+    assert "models[1]" in msg and "gpt-9" in msg
+
+
+def test_model_file_errors_name_the_model_file(tmp_path):
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "mine.yaml").write_text("id: mine\nadapter: openai\nmodel: x\n")
+    msg = error_of(tmp_path, GOOD.replace("  - ocr-islands", "  - mine"))
+    assert "mine.yaml" in msg and "base_url" in msg
+
+
+def test_missing_spec_file():
+    with pytest.raises(SpecError, match="file not found"):
+        load_spec("/nonexistent/spec.yaml")
+
+
+def test_per_domain_render_override(tmp_path):
+    text = GOOD.replace("models:", "  render_by_domain:\n    table:\n      table_font_size: 20\nmodels:")
+    r = load_spec(write(tmp_path, text))
+    assert r.spec.shred.render_for("table").table_font_size == 20
+    assert r.spec.shred.render_for("news_en").table_font_size == 26
+
+
+def test_schemas_in_repo_match_the_models(repo_root):
+    for name, schema in json_schemas().items():
+        stored = json.loads((repo_root / "schemas" / name).read_text())
+        assert stored == schema, f"schemas/{name} is stale: run `shredfold schema`"

@@ -1,0 +1,15 @@
+rule aggregate:
+    message:
+        "Aggregate {n} cell tables into the leaderboard".format(n=len(PLAN.cells))
+    input:
+        tables=PLAN.score_paths,
+    output:
+        leaderboard="results/leaderboard.csv",
+        breakdown="results/breakdown.csv",
+    log:
+        "results/logs/aggregate.log",
+    params:
+        spec=SPEC,
+    shell:
+        "{PY} -m shredfold job aggregate --spec {params.spec:q} --tables {input.tables:q} "
+        "--out {output.leaderboard:q} {output.breakdown:q} > {log:q} 2>&1"

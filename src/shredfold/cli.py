@@ -103,6 +103,18 @@ def cmd_job(args: argparse.Namespace) -> int:
         from shredfold.stages.score import run_score_cell
 
         run_score_cell(plan, args.key, args.input, args.out[0], store)
+    elif args.stage == "origami-set":
+        from shredfold.stages.origami import run_origami_set
+
+        run_origami_set(plan, args.key, args.out[0], store)
+    elif args.stage == "origami-run":
+        from shredfold.stages.origami import run_origami_cell
+
+        run_origami_cell(plan, args.key, args.out[0], store, replay_only=args.replay_only or None)
+    elif args.stage == "origami-score":
+        from shredfold.stages.origami import score_origami_cell
+
+        score_origami_cell(plan, args.key, args.input, args.out[0], store)
     elif args.stage == "aggregate":
         from shredfold.aggregate import write_tables
 
@@ -185,7 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.set_defaults(func=cmd_serve)
 
     sp = sub.add_parser("job", help="run one pipeline job (called by Snakemake rules)")
-    sp.add_argument("stage", choices=["shred", "query", "score", "aggregate"])
+    sp.add_argument("stage", choices=["shred", "query", "score", "origami-set", "origami-run", "origami-score", "aggregate"])
     sp.add_argument("--spec", required=True)
     sp.add_argument("--key", default="")
     sp.add_argument("--input", default="")

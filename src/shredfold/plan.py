@@ -57,6 +57,25 @@ class ShredSet:
 
 
 @dataclass(frozen=True)
+class OrigamiSet:
+    """The items of one OrigamiBench task at one complexity tier: the unit of the set job.
+
+    ``items`` are :class:`~shredfold.origami.tasks.McqSpec` (MCQ) or
+    :class:`~shredfold.origami.designs.Design` (full-step targets, keyed by target key).
+    """
+
+    task: str
+    tier: str
+    key: str
+    items: tuple[Any, ...]
+    item_keys: tuple[str, ...]
+
+    @property
+    def path(self) -> str:
+        return f"results/sets/origami/{self.task}/{self.tier}/{self.key}.json"
+
+
+@dataclass(frozen=True)
 class Cell:
     benchmark: str
     model: ModelConfig
@@ -67,6 +86,7 @@ class Cell:
     query_key: str = ""
     score_key: str = ""
     attempt: int = field(default=0, compare=False)
+    origami_set: OrigamiSet | None = None
 
     @property
     def suffix(self) -> str:
@@ -75,14 +95,20 @@ class Cell:
 
     @property
     def query_path(self) -> str:
+        if self.origami_set is not None:
+            return f"results/cells/origami/run/{self.model.id}/{self.domain}/{self.origami_set.tier}/{self.query_key}{self.suffix}.json"
         return f"results/cells/query/{self.model.id}/{self.benchmark}/{self.domain}/N{self.n}/{self.query_key}{self.suffix}.json"
 
     @property
     def score_path(self) -> str:
+        if self.origami_set is not None:
+            return f"results/cells/origami/score/{self.model.id}/{self.domain}/{self.origami_set.tier}/{self.score_key}{self.suffix}.parquet"
         return f"results/cells/score/{self.model.id}/{self.benchmark}/{self.domain}/N{self.n}/{self.score_key}{self.suffix}.parquet"
 
     @property
     def name(self) -> str:
+        if self.origami_set is not None:
+            return f"{self.model.id}/{self.benchmark}/{self.domain}/{self.origami_set.tier}"
         return f"{self.model.id}/{self.benchmark}/{self.domain}/N{self.n}"
 
 
@@ -91,6 +117,7 @@ class Plan:
     spec: ResolvedSpec
     sets: dict[str, ShredSet]
     cells: list[Cell]
+    origami_sets: dict[str, OrigamiSet] = field(default_factory=dict)
 
     @cached_property
     def cells_by_query_key(self) -> dict[str, Cell]:
@@ -105,6 +132,11 @@ class Plan:
         if cell is None:
             raise KeyError(f"no cell with key {key} in the plan of {self.spec.path}")
         return cell
+
+    def origami_set(self, key: str) -> OrigamiSet:
+        if key not in self.origami_sets:
+            raise KeyError(f"no origami set with key {key} in the plan of {self.spec.path}")
+        return self.origami_sets[key]
 
     def sample_set(self, key: str) -> ShredSet:
         if key not in self.sets:
@@ -121,6 +153,10 @@ class Plan:
             "sets": [
                 {"domain": s.domain, "n": s.n, "key": s.key, "items": [i.key for i in s.items]}
                 for s in self.sets.values()
+            ],
+            "origami_sets": [
+                {"task": s.task, "tier": s.tier, "key": s.key, "items": list(s.item_keys)}
+                for s in self.origami_sets.values()
             ],
             "cells": [
                 {
@@ -179,6 +215,8 @@ def make_plan(resolved: ResolvedSpec) -> Plan:
                 sets[skey] = s
                 ordered.append(s)
         for model in resolved.models:
+            if not supports(model, "shred"):
+                continue
             ident = identities[model.id]
             for s in ordered:
                 qkey = content_key(
@@ -200,7 +238,22 @@ def make_plan(resolved: ResolvedSpec) -> Plan:
                         score_key=skey,
                     )
                 )
-    return Plan(spec=resolved, sets=sets, cells=cells)
+    origami_sets: dict[str, OrigamiSet] = {}
+    if spec.origami is not None:
+        from shredfold.origami.tasks import plan_origami
+
+        origami_sets, origami_cells = plan_origami(resolved, identities)
+        cells += origami_cells
+    return Plan(spec=resolved, sets=sets, cells=cells, origami_sets=origami_sets)
+
+
+def supports(model: ModelConfig, benchmark: str) -> bool:
+    """Whether a model has cells in a benchmark: built-ins serve one, API models both."""
+    from shredfold.spec import ORIGAMI_AGENTS
+
+    if model.adapter == "openai":
+        return True
+    return (model.adapter in ORIGAMI_AGENTS) == (benchmark == "origami")
 
 
 _ATTEMPT = re.compile(r"-r([1-9][0-9]*)\.json$")
@@ -237,4 +290,4 @@ def resolve_attempts(plan: Plan, workdir: str | Path = ".") -> Plan:
             manifest = json.loads((root / at.query_path).read_text(encoding="utf-8"))
             cell = replace(cell, attempt=n + 1 if manifest.get("errors") else n)
         cells.append(cell)
-    return Plan(spec=plan.spec, sets=plan.sets, cells=cells)
+    return replace(plan, cells=cells)

@@ -15,6 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from shredfold.corpus.document import DOMAINS, Domain
 
 BUILTIN_MODELS = ("oracle", "ocr-islands", "jigsaw-ocr")
+# Built-in OrigamiBench agents (reference rows; no ShredBench cells).
+ORIGAMI_AGENTS = ("origami-oracle", "origami-random", "origami-search")
+BUILTIN_MODELS = (*BUILTIN_MODELS, *ORIGAMI_AGENTS)
 
 
 class SpecError(ValueError):
@@ -77,8 +80,8 @@ BLENDER_PRESETS: dict[str, dict[str, float | int | bool]] = {
               "shadow_scale": 0.25, "shadow_samples": 4},
     "default": {"paper_scale": 0.5, "paper_samples": 2, "textured": False,
                 "shadow_scale": 0.25, "shadow_samples": 8},
-    "high": {"paper_scale": 1.0, "paper_samples": 8, "textured": True,
-             "shadow_scale": 0.5, "shadow_samples": 16},
+    "high": {"paper_scale": 1.0, "paper_samples": 4, "textured": True,
+             "shadow_scale": 0.5, "shadow_samples": 8},
 }
 
 
@@ -96,7 +99,7 @@ class BlenderSettings(_Strict):
         default=None, description="Paper pass size as a fraction of the piece's (default: preset's)."
     )
     crumple: Annotated[float, Field(ge=0.0, le=80.0)] = Field(
-        default=16.0, description="Relief of the crumple displacement, px."
+        default=24.0, description="Relief of the crumple displacement, px."
     )
     crumple_scale: Annotated[float, Field(ge=10.0, le=4000.0)] = Field(
         default=200.0, description="Size of crumple features, px."
@@ -105,7 +108,7 @@ class BlenderSettings(_Strict):
         default=2, description="Most fold lines per piece (each piece draws 0..creases)."
     )
     crease_angle: Annotated[float, Field(ge=0.0, le=20.0)] = Field(
-        default=4.0, description="Most tilt of the paper on each side of a fold line, degrees."
+        default=6.0, description="Most tilt of the paper on each side of a fold line, degrees."
     )
     thickness: Annotated[float, Field(ge=0.0, le=10.0)] = Field(
         default=1.0, description="Paper thickness (Solidify), px."
@@ -190,6 +193,87 @@ class ShredBenchSpec(_Strict):
         return self.render.model_copy(update=changes)
 
 
+# ---------------------------------------------------------------- OrigamiBench settings
+
+OrigamiTask = Literal["mcq_assoc", "mcq_causal", "fullstep"]
+TIERS = ("easy", "medium", "hard")
+
+
+class DesignSources(_Strict):
+    """Where designs come from: the built-in FOLD set, seeded procedural sequences, a folder."""
+
+    builtin: bool = True
+    procedural: Annotated[int, Field(ge=0, le=10000)] = Field(
+        default=12, description="Number of designs made from seeded random simple-fold sequences."
+    )
+    procedural_folds: tuple[Annotated[int, Field(ge=1, le=12)], Annotated[int, Field(ge=1, le=12)]] = Field(
+        default=(2, 5), description="Fewest and most folds of a procedural design."
+    )
+    folder: Path | None = Field(
+        default=None, description="Folder of .fold / .cp files (e.g. Flat-Folder's designs)."
+    )
+    categories: Path | None = Field(
+        default=None,
+        description="YAML/JSON mapping of design id (file stem) to semantic category; else "
+        "the FOLD file's file_classes/frame_classes metadata, else 'uncategorised'.",
+    )
+
+    @model_validator(mode="after")
+    def _order(self) -> DesignSources:
+        if self.procedural_folds[0] > self.procedural_folds[1]:
+            raise ValueError("procedural_folds: fewest must not exceed most")
+        return self
+
+
+class TierThresholds(_Strict):
+    """A design is hard when either count reaches its hard threshold, medium when either
+    reaches its medium threshold, else easy. Creases: edges that are not the boundary."""
+
+    medium_vertices: Annotated[int, Field(ge=1)] = 10
+    medium_creases: Annotated[int, Field(ge=1)] = 10
+    hard_vertices: Annotated[int, Field(ge=1)] = 20
+    hard_creases: Annotated[int, Field(ge=1)] = 24
+
+
+class ClipSettings(_Strict):
+    """SS (CLIP image similarity) weights: a local checkpoint, or a pretrained tag that
+    open_clip finds in its cache. Never downloaded during a run; absent → SS left empty."""
+
+    model: str = Field(default="ViT-B-32", description="open_clip model config name.")
+    checkpoint: Path | None = Field(default=None, description="Local state-dict / open_clip checkpoint.")
+    pretrained: str | None = Field(
+        default=None, description="open_clip pretrained tag, used only if already cached."
+    )
+    cache_dir: Path | None = None
+
+
+class OrigamiBenchSpec(_Strict):
+    designs: DesignSources = DesignSources()
+    tiers: TierThresholds = TierThresholds()
+    tasks: list[OrigamiTask] = Field(default=["mcq_assoc", "mcq_causal", "fullstep"], min_length=1)
+    action: Literal["fold", "crease"] = Field(
+        default="fold",
+        description="fold: fold every layer along a line in the folded state; crease: add a "
+        "crease to the crease pattern.",
+    )
+    step_limit: Annotated[int, Field(ge=1, le=200)] = 6
+    fullstep_targets: Annotated[int, Field(ge=1)] | None = Field(
+        default=None, description="Most designs used as full-step targets (None: all)."
+    )
+    mcq_items: Annotated[int, Field(ge=1, le=100000)] = Field(
+        default=100, description="Multiple-choice items per variant."
+    )
+    image_size: Annotated[int, Field(ge=64, le=2048)] = 256
+    clip: ClipSettings = ClipSettings()
+
+    @field_validator("tasks")
+    @classmethod
+    def _unique(cls, v: list[Any]) -> list[Any]:
+        if len(set(v)) != len(v):
+            raise ValueError("entries must be unique")
+        return v
+
+
 # ---------------------------------------------------------------- models
 
 
@@ -269,6 +353,7 @@ class Spec(_Strict):
     description: str | None = None
     seed: int = 0
     shred: ShredBenchSpec | None = None
+    origami: OrigamiBenchSpec | None = None
     models: list[str | ModelConfig] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -389,7 +474,7 @@ def resolve_model(ref: str, models_dir: Path) -> ModelConfig:
             raise SpecError(f"{candidate}: id {cfg.id!r} does not match its file name {ref!r}")
         return cfg
     if ref in BUILTIN_MODELS:
-        return ModelConfig(id=ref, adapter=ref, reference=(ref == "oracle"))
+        return ModelConfig(id=ref, adapter=ref, reference=(ref == "oracle" or ref in ORIGAMI_AGENTS))
     raise SpecError(
         f"model {ref!r}: no file {candidate} and not a built-in ({', '.join(BUILTIN_MODELS)})"
     )
@@ -434,7 +519,31 @@ def load_spec(path: str | Path, models_dir: str | Path | None = None) -> Resolve
         if updates:
             new_shred = spec.shred.model_copy(update={"corpus": corpus.model_copy(update=updates)})
             spec = spec.model_copy(update={"shred": new_shred})
+    if spec.origami is not None:
+        spec = spec.model_copy(update={"origami": _resolve_origami_paths(spec.origami, path, text)})
     return ResolvedSpec(path=path, spec=spec, models=models)
+
+
+def _resolve_origami_paths(ob: OrigamiBenchSpec, path: Path, text: str) -> OrigamiBenchSpec:
+    """Make the origami section's paths absolute (relative to the spec); missing is an error."""
+    sections: dict[str, BaseModel] = {"designs": ob.designs, "clip": ob.clip}
+    fields = {"designs": ("folder", "categories"), "clip": ("checkpoint",)}
+    updates: dict[str, BaseModel] = {}
+    for sec, names in fields.items():
+        model = sections[sec]
+        changes: dict[str, Path] = {}
+        for field in names:
+            p = getattr(model, field)
+            if p is None:
+                continue
+            absolute = p if p.is_absolute() else (path.parent / p).resolve()
+            if not absolute.exists():
+                line = _yaml_lines(text).get(("origami", sec, field), "?")
+                raise SpecError(f"{path}:{line}: origami.{sec}.{field}: {absolute} does not exist")
+            changes[field] = absolute
+        if changes:
+            updates[sec] = model.model_copy(update=changes)
+    return ob.model_copy(update=updates) if updates else ob
 
 
 def json_schemas() -> dict[str, dict[str, Any]]:

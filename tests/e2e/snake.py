@@ -42,7 +42,7 @@ def snakemake(
 
 def planned_jobs(workdir: Path, spec: Path, target: str = "results/leaderboard.csv") -> dict[str, int]:
     """Jobs a dry run would execute, by rule name (empty when nothing is to be done)."""
-    proc = snakemake(workdir, spec, "-n", "--quiet", "rules", target)
+    proc = snakemake(workdir, spec, target, "-n", "--quiet", "rules")
     counts: dict[str, int] = {}
     text = proc.stdout + proc.stderr
     table = False

@@ -5,6 +5,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
 from shredfold.server import ChatServer, serve
 
 

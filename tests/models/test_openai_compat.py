@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -191,3 +190,13 @@ def test_a_rejected_key_is_scrubbed_from_the_error(loopback, monkeypatch) -> Non
     # The server echoed the key back in its 401 body, as some providers do.
     assert "HTTP 401" in str(err.value) and "***" in str(err.value)
     assert sentinel not in str(err.value) and sentinel not in repr(err.value.args)
+
+
+def test_requests_per_minute_pace_the_calls_retries_included(loopback) -> None:
+    server = loopback(faults="503", retry_after_s=0.0)
+    adapter = OpenAICompatible(config(server.url, requests_per_minute=240, max_concurrency=8))
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(adapter.complete, [request(i) for i in range(4)]))
+    starts = sorted(e["t0"] for e in log_of(server))
+    # 4 calls × (503 + success) = 8 attempts at 4 a second after a burst of 4: ≥ 1 s.
+    assert len(starts) == 8 and starts[-1] - starts[0] >= 0.9

@@ -96,3 +96,24 @@ def test_strip_that_must_pierce_a_fold_is_rejected():
 def test_timeout_is_reported_not_raised(limit):
     res = solve_layers(pleat("UUU"), limit=limit, timeout=0.0)
     assert res.status == "timeout"
+
+
+def test_face_orders_travel_in_a_fold_file():
+    from shredfold.origami.fold_format import read_fold, write_fold
+
+    cp = pleat("VMV")
+    res = solve_layers(cp)
+    text = write_fold(cp.to_fold_frame(face_orders=res.face_orders))
+    frame = read_fold(text).key_frame
+    assert len(frame.face_orders) == res.variables
+    assert CreasePattern.from_fold(frame).n_faces == cp.n_faces
+
+
+def test_cp_file_reads_into_a_foldable_pattern():
+    from shredfold.origami.fold_format import read_cp
+
+    text = "1 -200 -200 200 -200\n1 200 -200 200 200\n1 200 200 -200 200\n1 -200 200 -200 -200\n3 0 -200 0 200\n"
+    segs = read_cp(text)
+    cp = CreasePattern.from_segments([s[:2] for s in segs], [s[2] for s in segs])
+    assert cp.n_faces == 2
+    assert solve_layers(cp).satisfiable

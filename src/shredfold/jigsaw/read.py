@@ -84,7 +84,7 @@ def _ink_rows(rgb: np.ndarray) -> np.ndarray:
     return (gray < 128).sum(axis=1).astype(np.float64)
 
 
-def _probe(rgb: np.ndarray) -> np.ndarray:
+def probe(rgb: np.ndarray) -> np.ndarray:
     """The inkiest patch, for the which-way-up test (OCR time grows with the area read)."""
     pw, ph = PROBE
     ink = (rgb.mean(axis=2) < 128).astype(np.float32)
@@ -97,7 +97,7 @@ def _probe(rgb: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(rgb)
 
 
-def _confidence(lines: Sequence[Line]) -> float:
+def confidence(lines: Sequence[Line]) -> float:
     return float(sum(ln.score * len(ln.text) for ln in lines))
 
 
@@ -105,9 +105,9 @@ def upright(cluster: Cluster, scraps: Sequence[Scrap], reader: Reader) -> tuple[
     """The cluster turned the right way up (OCR reads upside-down text badly), and its
     drawing."""
     rgb = draw(cluster, scraps)
-    strip = _probe(rgb)
-    ahead = _confidence(reader(Image.fromarray(strip)))
-    behind = _confidence(reader(Image.fromarray(np.ascontiguousarray(strip[::-1, ::-1]))))
+    strip = probe(rgb)
+    ahead = confidence(reader(Image.fromarray(strip)))
+    behind = confidence(reader(Image.fromarray(np.ascontiguousarray(strip[::-1, ::-1]))))
     if behind > ahead:
         cluster = cluster.flipped(scraps)
         rgb = np.ascontiguousarray(rgb[::-1, ::-1])

@@ -130,17 +130,27 @@ class OpenAICompatible:
         )
         self._sleep = sleep
         self._rng = random.Random()
-        self._rng_lock = threading.Lock()
-        self._client = httpx.Client(
-            base_url=config.base_url,
-            timeout=httpx.Timeout(config.timeout_s, connect=min(10.0, config.timeout_s)),
-            limits=httpx.Limits(
-                max_connections=config.max_concurrency,
-                max_keepalive_connections=config.max_concurrency,
-            ),
-            headers={"User-Agent": "shredfold", "Content-Type": "application/json"},
-            transport=transport,
-        )
+        self._lock = threading.Lock()
+        self._transport = transport
+        self._client: httpx.Client | None = None
+
+    def _http(self) -> httpx.Client:
+        # Made on first call, not in __init__: planning builds every model for its identity,
+        # and an httpx client (with its TLS context) costs a good part of a second.
+        with self._lock:
+            if self._client is None:
+                cfg = self.config
+                self._client = httpx.Client(
+                    base_url=cfg.base_url or "",
+                    timeout=httpx.Timeout(cfg.timeout_s, connect=min(10.0, cfg.timeout_s)),
+                    limits=httpx.Limits(
+                        max_connections=cfg.max_concurrency,
+                        max_keepalive_connections=cfg.max_concurrency,
+                    ),
+                    headers={"User-Agent": "shredfold", "Content-Type": "application/json"},
+                    transport=self._transport,
+                )
+            return self._client
 
     # -- identity and body
 
@@ -196,7 +206,8 @@ class OpenAICompatible:
         if not key:
             raise MissingApiKeyError(
                 f"model {self.config.id!r}: environment variable {name} is not set (it should "
-                "hold the API key; for a local server without auth, set api_key_env: null)"
+                "hold the API key; for a local server without auth, set it to any value such "
+                "as EMPTY, or set api_key_env: null in the model file)"
             )
         return key
 
@@ -216,13 +227,27 @@ class OpenAICompatible:
         key = self._api_key()
         payload = json.dumps(self.body(request), ensure_ascii=False).encode("utf-8")
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        estimate = estimate_input_tokens(request.text, [image_size(p) for p in request.images])
-        self.limiter.before(estimate + self.config.decoding.max_tokens)
+        # Tokens-per-minute budget: the input estimate plus the most the answer may take.
+        budget = estimate_input_tokens(request.text, [image_size(p) for p in request.images])
+        budget += self.config.decoding.max_tokens
+        client = self._http()
 
         def once() -> tuple[ChatCompletion, float]:
+            # Every attempt counts against the provider's limits, retries included.
+            self.limiter.before(budget)
+            try:
+                completion, latency = post()
+            except ModelCallError:
+                self.limiter.after(budget, 0)
+                raise
+            usage = completion.usage or _Usage()
+            self.limiter.after(budget, usage.prompt_tokens + usage.completion_tokens)
+            return completion, latency
+
+        def post() -> tuple[ChatCompletion, float]:
             t0 = time.perf_counter()
             try:
-                reply = self._client.post("chat/completions", content=payload, headers=headers)
+                reply = client.post("chat/completions", content=payload, headers=headers)
             except httpx.TimeoutException as exc:
                 raise RetryableError(
                     f"timeout ({type(exc).__name__}) after {self.config.timeout_s:g}s"
@@ -259,15 +284,12 @@ class OpenAICompatible:
         def on_retry(attempt: int, exc: ModelCallError, wait: float) -> None:
             log.info("%s: attempt %d failed (%s); retrying in %.2fs", self.config.id, attempt, exc, wait)
 
-        with self._rng_lock:
+        with self._lock:
             rng = random.Random(self._rng.random())
         completion, latency = call_with_retries(
             once, self.policy, sleep=self._sleep, rng=rng, on_retry=on_retry
         )
         usage = completion.usage or _Usage()
-        self.limiter.after(
-            estimate + self.config.decoding.max_tokens, usage.prompt_tokens + usage.completion_tokens
-        )
         return Response(
             text=completion.text,
             input_tokens=usage.prompt_tokens,
@@ -279,4 +301,7 @@ class OpenAICompatible:
         )
 
     def close(self) -> None:
-        self._client.close()
+        with self._lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None

@@ -17,9 +17,13 @@ def build_model(config: ModelConfig, store: Store) -> Model:
 
         return OcrIslands(config)
     if config.adapter == "jigsaw-ocr":
-        from shredfold.models.builtin.jigsaw import JigsawOcr  # type: ignore[import-not-found]
+        from shredfold.models.builtin.jigsaw import JigsawOcr
 
         return JigsawOcr(config)
+    if config.adapter.startswith("origami-"):
+        from shredfold.models.builtin.origami_agents import AGENTS
+
+        return AGENTS[config.adapter](config, store)
     if config.adapter == "openai":
         from shredfold.models.openai_compat import OpenAICompatible  # type: ignore[import-not-found]
 

@@ -48,7 +48,9 @@ class FoldStep:
     start: tuple[float, float]  # folded-plane coordinates of the fold line
     end: tuple[float, float]
     assignment: str
-    edges: tuple[int, ...]  # crease-pattern edges the fold made (indices in the new pattern)
+    # crease-pattern segments the fold made; coordinates, because later folds renumber edges
+    creases: tuple[tuple[tuple[float, float], tuple[float, float]], ...]
+    anchor: tuple[float, float]  # a crease-pattern point on a face that did not move
 
 
 @dataclass(frozen=True, eq=False)
@@ -225,14 +227,18 @@ def fold(state: FoldState, start: Point, end: Point, assignment: str) -> FoldSta
         eps=pattern.eps,
         seed_points=pattern.vertices,
     )
-    new_geom = _keep_still(new, state.geometry, pattern, p, unit)
-    if new_geom is None:
+    kept = _keep_still(new, state.geometry, pattern, p, unit)
+    if kept is None:
         return Rejection("off-sheet", "no layer lies right of the fold line")
+    new_geom, anchor = kept
     layers = solve_layers(new, limit=1)
     if not layers.satisfiable:
         return Rejection(_reason(layers), layers.detail)
-    made = _edges_on_line(new, new_geom, pattern, p, unit)
-    step = FoldStep(tuple(map(float, p)), tuple(map(float, q)), assignment, made)
+    made = tuple(
+        tuple(map(tuple, new.segments[e].tolist()))
+        for e in _edges_on_line(new, new_geom, pattern, p, unit)
+    )
+    step = FoldStep(tuple(map(float, p)), tuple(map(float, q)), assignment, made, anchor)
     return FoldState(
         pattern=new,
         geometry=new_geom,
@@ -248,14 +254,17 @@ def unfold(state: FoldState) -> FoldState | Rejection:
         return Rejection("syntax", "nothing to unfold")
     step = state.steps[-1]
     assign = state.pattern.assignments.copy()
-    assign[list(step.edges)] = "F"
+    made = shapely.linestrings(np.asarray(step.creases, float).reshape(-1, 2, 2))
+    mids = shapely.points(state.pattern.segments.mean(axis=1))
+    hit, _ = shapely.STRtree(made).query(mids, predicate="dwithin", distance=state.pattern.eps)
+    on = np.zeros(len(assign), bool)
+    on[hit] = True
+    assign[on & np.isin(assign, ("M", "V"))] = "F"
     pattern = state.pattern.with_assignments(assign)
-    p = np.array(step.start)
-    unit = np.array(step.end) - p
-    unit /= np.hypot(*unit)
-    geom = _keep_still(pattern, state.geometry, state.pattern, p, unit)
-    if geom is None:
-        return Rejection("off-sheet", "no layer lies right of the fold line")
+    # the face that stayed still during the fold stays still while unfolding it
+    anchor = shapely.points(step.anchor)
+    root = int(shapely.STRtree(pattern.face_polygons).query(anchor, predicate="intersects")[0])
+    geom = fold_geometry(pattern, root=root, root_transform=state.geometry.transforms[root])
     return FoldState(
         pattern=pattern,
         geometry=geom,
@@ -285,8 +294,9 @@ def _keep_still(
     old: CreasePattern,
     p: np.ndarray,
     unit: np.ndarray,
-) -> FoldedGeometry | None:
-    """Fold ``new`` rooted at a face right of the line, placed where it was before."""
+) -> tuple[FoldedGeometry, tuple[float, float]] | None:
+    """Fold ``new`` rooted at a face right of the line, placed where it was before; also
+    returns a crease-pattern point inside that face."""
     reps = shapely.point_on_surface(new.face_polygons)
     xy = shapely.get_coordinates(reps)
     owner = shapely.STRtree(old.face_polygons).query(reps, predicate="within")
@@ -299,7 +309,7 @@ def _keep_still(
         t = old_geom.transforms[g]
         image = t[:2, :2] @ xy[f] + t[:2, 2]
         if _side(image[None], p, unit)[0] < -new.eps:
-            return fold_geometry(new, root=f, root_transform=t)
+            return fold_geometry(new, root=f, root_transform=t), (float(xy[f, 0]), float(xy[f, 1]))
     return None
 
 

@@ -29,18 +29,24 @@ class Cells:
 
 
 def folded_tolerances(geometry: FoldedGeometry) -> list[float]:
-    """Snapping distances to try for the folded state, smallest first: from just above the
-    pattern's own imprecision (how far faces disagree about a vertex) up to a fraction of
-    its shortest edge. Too small leaves copies of one point apart, too large merges
-    distinct points; an inconsistent overlap graph shows either, so the next is tried."""
+    """Snapping distances to try for the folded state, best guess first.
+
+    The guess sits just above the pattern's own imprecision (how far faces disagree about
+    a vertex); the others step away from it by factors of 4, down to the pattern's
+    tolerance and up to a fraction of its shortest edge. Too small leaves copies of one
+    point apart, too large merges distinct points; either shows as an inconsistent overlap
+    graph, and the next distance is tried.
+    """
     seg = geometry.pattern.segments
     shortest = float(np.hypot(*(seg[:, 1] - seg[:, 0]).T).min())
+    floor, ceiling = geometry.pattern.eps, shortest / 8
     noise = max(geometry.closure_error, geometry.length_error)
-    eps = max(geometry.pattern.eps, 2 * noise)
-    out = []
-    while eps <= shortest / 8 or not out:
-        out.append(eps)
-        eps *= 4
+    guess = min(max(floor, 2 * noise), ceiling)
+    out = [guess]
+    for k in range(1, 12):
+        for eps in (guess / 4**k, guess * 4**k):
+            if floor <= eps <= ceiling:
+                out.append(eps)
     return out
 
 

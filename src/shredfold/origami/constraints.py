@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from .cells import Cells
 from .folded import FoldedGeometry
@@ -78,53 +80,48 @@ class Table:
 
 @cache
 def table(kind: int) -> Table:
-    valid = valid_tuples(kind)
     k = len(PAIRS[kind])
-    status = np.empty(3**k, np.int8)
+    full = np.array(list(itertools.product((1, 2), repeat=k)), np.int8)  # (2**k, k)
+    ok = np.array([tuple(t) in valid_tuples(kind) for t in full.tolist()])
+    codes = np.arange(3**k)
+    part = (codes[:, None] // 3 ** np.arange(k)) % 3  # (3**k, k) partial tuples
+    # which full tuples complete each partial one
+    fits = ((part[:, None, :] == 0) | (part[:, None, :] == full[None, :, :])).all(axis=2)
+    good = fits & ok[None, :]
+    n_good = good.sum(axis=1)
     forced = np.zeros((3**k, k), np.int8)
-    for code in range(3**k):
-        part = [(code // 3**i) % 3 for i in range(k)]
-        free = [i for i in range(k) if part[i] == 0]
-        fits = [t for t in valid if all(p in (0, t[i]) for i, p in enumerate(part))]
-        if not fits:
-            status[code] = CONFLICT
-            continue
-        implied = False
-        for i in free:
-            vals = {t[i] for t in fits}
-            if len(vals) == 1:
-                forced[code, i] = vals.pop()
-                implied = True
-        if implied:
-            status[code] = IMPLIES
-        elif len(fits) == 2 ** len(free):
-            status[code] = DEAD
-        else:
-            status[code] = ALIVE
-    return Table(status=status, forced=forced, clauses=_cnf(valid, k))
+    for value in (1, 2):
+        # a free position is forced when every valid completion gives it the same value
+        same = ((full[None, :, :] == value) | ~good[:, :, None]).all(axis=1)
+        forced[same & (part == 0) & (n_good[:, None] > 0)] = value
+    status = np.full(3**k, ALIVE, np.int8)
+    status[n_good == fits.sum(axis=1)] = DEAD
+    status[(forced > 0).any(axis=1)] = IMPLIES
+    status[n_good == 0] = CONFLICT
+    return Table(status=status, forced=forced, clauses=_cnf(part, fits, ok))
 
 
-def _cnf(valid: frozenset[tuple[int, ...]], k: int) -> tuple[tuple[int, ...], ...]:
-    """A small CNF: prime forbidden cubes, greedily covering every invalid tuple."""
-    invalid = {t for t in itertools.product((1, 2), repeat=k) if t not in valid}
-    cubes = []
-    for cube in itertools.product((0, 1, 2), repeat=k):
-        members = {
-            t for t in itertools.product((1, 2), repeat=k) if all(c in (0, t[i]) for i, c in enumerate(cube))
-        }
-        if members and members <= invalid:
-            cubes.append((cube, members))
-    primes = [
-        (c, m)
-        for c, m in cubes
-        if not any(m < m2 and all(x in (0, y) for x, y in zip(c2, c, strict=True)) for c2, m2 in cubes)
-    ]
-    clauses, left = [], set(invalid)
-    while left:
-        cube, members = max(primes, key=lambda cm: (len(cm[1] & left), -sum(x != 0 for x in cm[0])))
-        left -= members
+def _cnf(part: np.ndarray, fits: np.ndarray, ok: np.ndarray) -> tuple[tuple[int, ...], ...]:
+    """A small CNF: prime forbidden cubes (partial tuples all of whose completions are
+    invalid, and no more general such cube), greedily covering every invalid tuple."""
+    forbidden = ~(fits & ok[None, :]).any(axis=1)
+    cubes = np.flatnonzero(forbidden)
+    members = fits[cubes]  # (c, 2**k)
+    # a cube is prime when no other forbidden cube covers strictly more tuples
+    covers = (members[:, None, :] <= members[None, :, :]).all(axis=2)
+    strictly = covers & (members.sum(axis=1)[:, None] < members.sum(axis=1)[None, :])
+    primes = cubes[~strictly.any(axis=1)]
+    left = ~ok
+    clauses = []
+    while left.any():
+        gain = (fits[primes] & left).sum(axis=1)
+        width = (part[primes] > 0).sum(axis=1)
+        best = primes[np.lexsort((width, -gain))[0]]
+        left &= ~fits[best]
         # forbid the cube: at least one fixed position differs
-        clauses.append(tuple(-(i + 1) if v == 1 else (i + 1) for i, v in enumerate(cube) if v))
+        clauses.append(
+            tuple(-(i + 1) if v == 1 else (i + 1) for i, v in enumerate(part[best].tolist()) if v)
+        )
     return tuple(clauses)
 
 
@@ -153,6 +150,18 @@ class Problem:
         return idx, f > g
 
 
+@cache
+def _combinations(k: int, r: int) -> np.ndarray:
+    """Index rows i < j (< l) of all r-subsets of range(k), r in (2, 3)."""
+    i, j = np.triu_indices(k, 1)
+    if r == 2:
+        return np.stack([i, j], axis=1).astype(np.int64)
+    n = k - 1 - j  # choices of l after j
+    first = np.repeat(np.cumsum(n) - n, n)
+    ll = np.repeat(j, n) + 1 + (np.arange(int(n.sum())) - first)
+    return np.stack([np.repeat(i, n), np.repeat(j, n), ll], axis=1).astype(np.int64)
+
+
 def _cell_combinations(cell_faces: tuple[np.ndarray, ...], r: int, n_faces: int) -> np.ndarray:
     """All r-subsets of faces sharing a cell, as rows sorted ascending, deduplicated."""
     by_size: dict[int, list[np.ndarray]] = {}
@@ -163,7 +172,7 @@ def _cell_combinations(cell_faces: tuple[np.ndarray, ...], r: int, n_faces: int)
     weights = n_faces ** np.arange(r - 1, -1, -1, dtype=np.int64)
     keys = []
     for k, group in by_size.items():
-        idx = np.array(list(itertools.combinations(range(k), r)), dtype=np.int64)
+        idx = _combinations(k, r)
         stack = np.stack(group)  # (n_cells, k), each row ascending
         # encode each subset as one integer so deduplication is a 1-D sort
         keys.append(np.unique(stack[:, idx] @ weights))
@@ -178,61 +187,10 @@ def build_problem(geometry: FoldedGeometry, cells: Cells) -> Problem:
     n_f = pattern.n_faces
     pairs = _cell_combinations(cells.cell_faces, 2, n_f)
 
-    ef = pattern.edges_faces
-    arr = cells.arrangement
-    # which side of its folded segment each face of a crease-pattern edge lies on:
-    # the left face of u->v stays on the left unless it is seen from the back
-    fu, fv = geometry.vertices[pattern.edges[:, 0]], geometry.vertices[pattern.edges[:, 1]]
-    seg_dir = arr.points[arr.edges[:, 1]] - arr.points[arr.edges[:, 0]]
-
-    tt, tto, trt = [], [], []
-    for s in range(len(arr.edges)):
-        src = arr.edge_sources(s)
-        src = src[(ef[src, 0] >= 0) & (ef[src, 1] >= 0)]
-        if len(src) == 0:
-            continue
-        d = seg_dir[s]
-        same_dir = ((fv[src] - fu[src]) @ d) > 0
-        # side of the left face (+1 left of the segment's direction)
-        left_side = np.where(same_dir, 1, -1) * np.where(geometry.flipped[ef[src, 0]], -1, 1)
-        # the right face is on the other side for a flat join, the same side for a fold
-        folds = np.isin(pattern.assignments[src], ("M", "V", "U"))
-        edges_info = [
-            (int(ef[e, 0]), int(ef[e, 1]), int(sl), int(sl) if fold else -int(sl))
-            for e, sl, fold in zip(src.tolist(), left_side.tolist(), folds.tolist(), strict=True)
-        ]
-        for (a, b, sa, sb), (c, d_, sc, sd) in itertools.combinations(edges_info, 2):
-            if len({a, b, c, d_}) < 4:
-                continue
-            taco1, taco2 = sa == sb, sc == sd
-            if taco1 and taco2:
-                if sa == sc:
-                    tt.append((a, b, c, d_))
-            elif taco1:
-                tto.append((a, b, c if sc == sa else d_))
-            elif taco2:
-                tto.append((c, d_, a if sa == sc else b))
-            else:
-                trt.append((a, b, c, d_) if sa == sc else (a, b, d_, c))
-        c1, c2 = cells.segment_cells[s]
-        if c1 >= 0 and c2 >= 0:
-            through = np.intersect1d(cells.cell_faces[c1], cells.cell_faces[c2])
-            for a, b, sa, sb in edges_info:
-                for f in through.tolist():
-                    if f in (a, b):
-                        continue
-                    if sa == sb:
-                        tto.append((a, b, f))
-                    else:
-                        trt.append((a, b, f, f))
-
-    trans = _cell_combinations(cells.cell_faces, 3, n_f)
-    faces_by_type = [
-        _unique_rows(tt, 4),
-        _unique_rows(tto, 3),
-        _unique_rows(trt, 4),
-        trans,
-    ]
+    tt, tto, trt = _edge_constraints(geometry, cells)
+    tt_a, tto_a = _unique_rows(tt), _unique_rows(tto)
+    trans = _drop_implied_transitivity(_cell_combinations(cells.cell_faces, 3, n_f), tt_a, tto_a, n_f)
+    faces_by_type = [tt_a, tto_a, _unique_rows(trt), trans]
     problem_vars, problem_flip = [], []
     proto = Problem(n_f, pairs, (), (), (), np.zeros(0, np.int8))
     for kind, faces in enumerate(faces_by_type):
@@ -245,6 +203,7 @@ def build_problem(geometry: FoldedGeometry, cells: Cells) -> Problem:
         problem_flip.append(np.stack([c[1] for c in cols], axis=1))
 
     initial = np.zeros(len(pairs), np.int8)
+    ef = pattern.edges_faces
     mv = np.flatnonzero(np.isin(pattern.assignments, ("M", "V")) & (ef[:, 0] >= 0) & (ef[:, 1] >= 0))
     if len(mv):
         f1, f2 = ef[mv, 0], ef[mv, 1]
@@ -263,7 +222,119 @@ def build_problem(geometry: FoldedGeometry, cells: Cells) -> Problem:
     )
 
 
-def _unique_rows(rows: list[tuple[int, ...]], n: int) -> np.ndarray:
-    if not rows:
-        return np.zeros((0, n), np.int64)
-    return np.unique(np.asarray(rows, dtype=np.int64), axis=0)
+def _triple_keys(t: np.ndarray, n: int) -> np.ndarray:
+    t = np.sort(t, axis=1)
+    return (t[:, 0] * n + t[:, 1]) * n + t[:, 2]
+
+
+def _drop_implied_transitivity(
+    trans: np.ndarray, tt: np.ndarray, tto: np.ndarray, n: int
+) -> np.ndarray:
+    """Remove transitivity triples that other constraints already enforce.
+
+    A taco-taco or taco-tortilla constraint only admits orders of its faces without cycles,
+    so any triple inside one is implied. And tacos whose folds all cross one tortilla face
+    c, linked in a chain, lie on one side of c: no cycle can pass through c. Dropping these
+    also keeps independent parts of the model from looking connected.
+    """
+    if len(trans) == 0:
+        return trans
+    keys = _triple_keys(trans, n)
+    inside = [_triple_keys(tt[:, list(c)], n) for c in ((0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3))]
+    inside.append(_triple_keys(tto, n))
+    implied = np.isin(keys, np.concatenate(inside))
+    if len(tto):
+        # nodes (c, a): face a seen from tortilla c; tacos (a, b) over c join (c, a)-(c, b)
+        node_a = tto[:, 2] * n + tto[:, 0]
+        node_b = tto[:, 2] * n + tto[:, 1]
+        nodes, inv = np.unique(np.concatenate([node_a, node_b]), return_inverse=True)
+        m = len(nodes)
+        half = len(node_a)
+        graph = coo_matrix((np.ones(half), (inv[:half], inv[half:])), shape=(m, m))
+        _, label = connected_components(graph, directed=False)
+        for c, a, b in ((2, 0, 1), (0, 1, 2), (1, 0, 2)):
+            la = _node_label(nodes, label, trans[:, c] * n + trans[:, a])
+            lb = _node_label(nodes, label, trans[:, c] * n + trans[:, b])
+            implied |= (la >= 0) & (la == lb)
+    return trans[~implied]
+
+
+def _node_label(nodes: np.ndarray, label: np.ndarray, key: np.ndarray) -> np.ndarray:
+    idx = np.minimum(np.searchsorted(nodes, key), len(nodes) - 1)
+    return np.where(nodes[idx] == key, label[idx], -1)
+
+
+def _edge_constraints(
+    geometry: FoldedGeometry, cells: Cells
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Taco-taco, taco-tortilla and tortilla-tortilla constraints (rows of faces) from
+    crease-pattern edges sharing a folded segment, and from faces passing under one."""
+    pattern = geometry.pattern
+    ef = pattern.edges_faces
+    arr = cells.arrangement
+    # one entry per (segment, interior crease-pattern edge along it)
+    seg = np.repeat(np.arange(len(arr.edges)), np.diff(arr.sources_indptr))
+    edge = arr.sources
+    keep = (ef[edge, 0] >= 0) & (ef[edge, 1] >= 0)
+    seg, edge = seg[keep], edge[keep]
+    left, right = ef[edge, 0], ef[edge, 1]
+    # side of the segment (+1 left of its direction) each face lies on: the left face of
+    # u->v stays left unless seen from the back; the right face joins it for a fold
+    seg_dir = arr.points[arr.edges[seg, 1]] - arr.points[arr.edges[seg, 0]]
+    edge_dir = geometry.vertices[pattern.edges[edge, 1]] - geometry.vertices[pattern.edges[edge, 0]]
+    same_dir = np.einsum("ij,ij->i", edge_dir, seg_dir) > 0
+    side_l = np.where(same_dir, 1, -1) * np.where(geometry.flipped[left], -1, 1)
+    folds = np.isin(pattern.assignments[edge], ("M", "V", "U"))
+    side_r = np.where(folds, side_l, -side_l)
+
+    # pairs of entries on the same segment
+    counts = np.bincount(seg, minlength=len(arr.edges))
+    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    firsts, seconds = [], []
+    for k in np.unique(counts[counts >= 2]).tolist():
+        combos = np.array(list(itertools.combinations(range(k), 2)), np.int64)
+        base = start[counts == k]
+        firsts.append((base[:, None] + combos[None, :, 0]).ravel())
+        seconds.append((base[:, None] + combos[None, :, 1]).ravel())
+    i = np.concatenate(firsts) if firsts else np.zeros(0, np.int64)
+    j = np.concatenate(seconds) if seconds else np.zeros(0, np.int64)
+    a, b, sa, sb = left[i], right[i], side_l[i], side_r[i]
+    c, d, sc, sd = left[j], right[j], side_l[j], side_r[j]
+    distinct = (a != c) & (a != d) & (b != c) & (b != d)
+    taco1, taco2 = sa == sb, sc == sd
+    m = distinct & taco1 & taco2 & (sa == sc)
+    tt = np.stack([a[m], b[m], c[m], d[m]], axis=1)
+    m1 = distinct & taco1 & ~taco2
+    m2 = distinct & ~taco1 & taco2
+    tto = [
+        np.stack([a[m1], b[m1], np.where(sc == sa, c, d)[m1]], axis=1),
+        np.stack([c[m2], d[m2], np.where(sa == sc, a, b)[m2]], axis=1),
+    ]
+    m3 = distinct & ~taco1 & ~taco2
+    trt = [np.stack([a[m3], b[m3], np.where(sa == sc, c, d)[m3], np.where(sa == sc, d, c)[m3]], axis=1)]
+
+    # faces covering both sides of a segment pass under (or over) the edges along it
+    c1, c2 = cells.segment_cells[:, 0], cells.segment_cells[:, 1]
+    through_seg, through_face = [], []
+    for s in np.flatnonzero((c1 >= 0) & (c2 >= 0) & (counts > 0)).tolist():
+        t = np.intersect1d(cells.cell_faces[c1[s]], cells.cell_faces[c2[s]], assume_unique=True)
+        if len(t):
+            through_seg.append(np.full(len(t), s))
+            through_face.append(t)
+    if through_seg:
+        ts, tf = np.concatenate(through_seg), np.concatenate(through_face)
+        n = counts[ts]
+        entry = np.repeat(start[ts] - np.cumsum(n) + n, n) + np.arange(int(n.sum()))
+        f = np.repeat(tf, n)
+        a, b = left[entry], right[entry]
+        ok = (f != a) & (f != b)
+        taco = (side_l[entry] == side_r[entry]) & ok
+        flat = ~(side_l[entry] == side_r[entry]) & ok
+        tto.append(np.stack([a[taco], b[taco], f[taco]], axis=1))
+        trt.append(np.stack([a[flat], b[flat], f[flat], f[flat]], axis=1))
+    return tt, np.concatenate(tto), np.concatenate(trt)
+
+
+def _unique_rows(rows: np.ndarray) -> np.ndarray:
+    rows = np.asarray(rows, dtype=np.int64)
+    return rows if len(rows) == 0 else np.unique(rows, axis=0)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import shapely
 from PIL import Image, ImageDraw
 
 from .cells import Cells, build_cells
@@ -177,7 +176,3 @@ def silhouette_mask(
         for hole in poly.interiors:
             draw.polygon(frame(np.asarray(hole.coords)), fill=0)
     return img
-
-
-def sheet_bounds(pattern: CreasePattern) -> Bounds:
-    return tuple(shapely.bounds(pattern.sheet).tolist())  # type: ignore[return-value]

@@ -1,11 +1,13 @@
 """The ``blender`` synthesizer: every piece becomes a thin crumpled, creased sheet of paper
 lit by one sun, rendered with Cycles (bpy), with a soft shadow on the table.
 
-This is the only module that imports ``bpy``; :mod:`shredfold.shred.synth` imports it only
-when a spec asks for ``mode: blender``. One Blender scene per process, built on first use
-and reused: per piece only the mesh, its texture and the crumple seed change; per sample
-the sun and the render settings are set again, all of them, so nothing leaks from one
-sample to the next.
+Registered with :mod:`shredfold.shred.synth` on import (the registry imports this module
+only when a spec asks for ``mode: blender``). ``bpy`` itself is imported only by
+:mod:`shredfold.shred.blender_scene`, and only when scraps are rendered, so planning and
+sample keys never load Blender. One Blender scene per process, built on first use from
+factory settings and reused: per piece only the mesh, its texture and the crumple seed
+change; per sample the sun and every render setting are set again, so nothing leaks from
+one sample to the next.
 
 **Geometry.** The piece's outline (the sub-pixel 50 % contour of its alpha) is filled with
 a near-regular triangulation (``MESH_STEP`` px) whose UVs map onto the piece's RGBA crop.
@@ -49,37 +51,34 @@ again for every placement; the pieces share the sun, so their shadows agree.
 **Determinism.** Cycles' seed comes from the sample's generator, adaptive sampling is off,
 the thread count does not change Cycles' result, and the CPU kernel is pinned to SSE4.2
 (``debug_use_cpu_avx2 = False``) so that machines with and without AVX2 run the same code;
-bpy's version and build hash enter the key.
+the bpy wheel's version enters the key.
 """
 
 from __future__ import annotations
 
-import atexit
-import contextlib
-import ctypes
 import logging
 import math
 import os
-import shutil
-import sys
-import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from importlib import metadata
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
 import shapely
-from scipy.spatial import Delaunay
+from scipy.spatial import Delaunay, QhullError
 from shapely.geometry import Polygon
 from skimage.measure import find_contours
 
-import bpy
 from shredfold.shred.pieces import Piece
 from shredfold.shred.synth import Compositing, Scrap, compositor_params, register
 from shredfold.spec import BlenderSettings, SynthesisSettings
+
+if TYPE_CHECKING:
+    from shredfold.shred.blender_scene import Scene
 
 log = logging.getLogger(__name__)
 
@@ -123,338 +122,6 @@ def linear_to_srgb8(v: np.ndarray) -> np.ndarray:
     return TO_SRGB[idx.astype(np.int32)]
 
 
-# ------------------------------------------------------------------ process-wide scene
-
-
-@contextlib.contextmanager
-def _quiet(sink: Path) -> Iterator[None]:
-    """Route C-level stdout/stderr (Cycles' progress lines) into ``sink``, then into this
-    module's log at DEBUG level (the job log when enabled)."""
-    libc = ctypes.CDLL(None)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved = [os.dup(1), os.dup(2)]
-    fd = os.open(sink, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.dup2(fd, 1)
-        os.dup2(fd, 2)
-        yield
-    finally:
-        libc.fflush(None)
-        os.dup2(saved[0], 1)
-        os.dup2(saved[1], 2)
-        for f in (fd, *saved):
-            os.close(f)
-        if log.isEnabledFor(logging.DEBUG):
-            text = sink.read_text(errors="replace").strip()
-            if text:
-                log.debug("blender output:\n%s", text)
-
-
-def _diffuse_material(name: str, emission: bool, texture: bool) -> tuple[Any, Any, Any, Any]:
-    """A matte material; returns (material, diffuse node, emission node, image node)."""
-    mat = bpy.data.materials.new(name)
-    mat.use_nodes = True
-    mat.cycles.emission_sampling = "NONE"  # the fill light is not a lamp to sample
-    nt = mat.node_tree
-    nt.nodes.clear()
-    out = nt.nodes.new("ShaderNodeOutputMaterial")
-    diffuse = nt.nodes.new("ShaderNodeBsdfDiffuse")
-    diffuse.inputs["Color"].default_value = (ALBEDO, ALBEDO, ALBEDO, 1.0)
-    surface = diffuse.outputs["BSDF"]
-    em = tex = None
-    if emission:
-        em = nt.nodes.new("ShaderNodeEmission")
-        em.inputs["Color"].default_value = (ALBEDO, ALBEDO, ALBEDO, 1.0)
-        add = nt.nodes.new("ShaderNodeAddShader")
-        nt.links.new(diffuse.outputs["BSDF"], add.inputs[0])
-        nt.links.new(em.outputs["Emission"], add.inputs[1])
-        surface = add.outputs["Shader"]
-    if texture:
-        tex = nt.nodes.new("ShaderNodeTexImage")
-        tex.interpolation = "Linear"
-        tex.extension = "EXTEND"
-        nt.links.new(tex.outputs["Color"], diffuse.inputs["Color"])
-        if em is not None:
-            nt.links.new(tex.outputs["Color"], em.inputs["Color"])
-    nt.links.new(surface, out.inputs["Surface"])
-    return mat, diffuse, em, tex
-
-
-class _Scene:
-    """The one Blender scene of this process: camera, sun, table, materials and the crumple
-    textures. Per piece only the mesh and its image change."""
-
-    def __init__(self) -> None:
-        self.tmp = Path(tempfile.mkdtemp(prefix="shredfold-blender-"))
-        atexit.register(shutil.rmtree, self.tmp, True)
-        self.sink = self.tmp / "blender.log"
-        with _quiet(self.sink):
-            bpy.ops.wm.read_factory_settings(use_empty=True)
-        bpy.context.preferences.filepaths.temporary_directory = str(self.tmp)
-        sc = bpy.context.scene
-        self.scene = sc
-        sc.render.engine = "CYCLES"
-
-        world = bpy.data.worlds.new("World")
-        world.use_nodes = True
-        world.node_tree.nodes["Background"].inputs["Strength"].default_value = 0.0
-        sc.world = world
-
-        cam_data = bpy.data.cameras.new("Camera")
-        cam_data.type = "ORTHO"
-        cam_data.sensor_fit = "AUTO"
-        cam_data.clip_start = 0.01
-        cam_data.clip_end = 100.0
-        self.camera = bpy.data.objects.new("Camera", cam_data)
-        sc.collection.objects.link(self.camera)
-        sc.camera = self.camera
-
-        self.sun = bpy.data.objects.new("Sun", bpy.data.lights.new("Sun", "SUN"))
-        sc.collection.objects.link(self.sun)
-
-        table_mesh = bpy.data.meshes.new("Table")
-        big = 1000.0
-        table_mesh.from_pydata(
-            [(-big, -big, 0.0), (big, -big, 0.0), (big, big, 0.0), (-big, big, 0.0)],
-            [],
-            [(0, 1, 2, 3)],
-        )
-        self.table = bpy.data.objects.new("Table", table_mesh)
-        sc.collection.objects.link(self.table)
-        table_mat = _diffuse_material("Table", emission=False, texture=False)[0]
-        table_mesh.materials.append(table_mat)
-
-        self.white, _, self.white_fill, _ = _diffuse_material("PaperWhite", True, False)
-        self.textured, _, self.textured_fill, self.image_node = _diffuse_material(
-            "PaperTextured", True, True
-        )
-        self.caster = _diffuse_material("ShadowCaster", emission=False, texture=False)[0]
-
-        # The crumple textures read their coordinates from this empty: moving it per piece
-        # seeds the pattern.
-        self.anchor = bpy.data.objects.new("CrumpleAnchor", None)
-        sc.collection.objects.link(self.anchor)
-        self.clouds = bpy.data.textures.new("Clouds", "CLOUDS")
-        self.clouds.noise_basis = "ORIGINAL_PERLIN"
-        self.clouds.noise_type = "SOFT_NOISE"
-        self.clouds.noise_depth = CLOUDS_DEPTH
-        self.voronoi = bpy.data.textures.new("Voronoi", "VORONOI")
-        self.voronoi.distance_metric = "DISTANCE"
-        self.voronoi.color_mode = "INTENSITY"
-        self.voronoi.weight_1 = -1.0  # F2 - F1: ridges along the cell borders
-        self.voronoi.weight_2 = 1.0
-        self.voronoi.weight_3 = 0.0
-        self.voronoi.weight_4 = 0.0
-        self.voronoi.noise_intensity = 1.0
-
-        self.piece: Any = None
-        self.image: Any = None
-
-    # ---------------------------------------------------------------- per sample
-
-    def configure(self, s: BlenderSettings, azimuth: float, threads: int) -> None:
-        """Every setting a render reads that is the same for all pieces of a sample."""
-        sc = self.scene
-        sc.view_settings.view_transform = "Raw"  # linear out: we convert to sRGB ourselves
-        sc.view_settings.look = "None"
-        sc.view_settings.exposure = 0.0
-        sc.view_settings.gamma = 1.0
-        sc.view_settings.use_curve_mapping = False
-        sc.display_settings.display_device = "sRGB"
-        r = sc.render
-        r.film_transparent = True
-        r.use_compositing = False
-        r.use_sequencer = False
-        r.dither_intensity = 0.0
-        r.use_persistent_data = False
-        r.image_settings.file_format = "PNG"
-        r.image_settings.color_mode = "RGBA"
-        r.image_settings.color_depth = "16"
-        r.image_settings.compression = 0
-        r.threads_mode = "FIXED"
-        r.threads = threads
-        r.resolution_percentage = 100
-        r.pixel_aspect_x = r.pixel_aspect_y = 1.0
-        r.use_border = False
-        c = sc.cycles
-        c.device = "CPU"
-        c.feature_set = "SUPPORTED"
-        c.use_adaptive_sampling = False
-        c.use_denoising = False
-        c.use_animated_seed = False
-        c.sample_offset = 0
-        c.use_light_tree = False
-        c.max_bounces = 0  # direct light only
-        c.diffuse_bounces = c.glossy_bounces = c.transmission_bounces = 0
-        c.volume_bounces = 0
-        c.transparent_max_bounces = 0
-        c.caustics_reflective = c.caustics_refractive = False
-        c.sample_clamp_direct = c.sample_clamp_indirect = 0.0
-        c.pixel_filter_type = "BOX"
-        c.filter_width = FILTER_WIDTH
-        c.use_auto_tile = False
-        c.film_exposure = 1.0
-        c.debug_use_cpu_avx2 = False
-        c.debug_use_cpu_sse42 = True
-
-        elev = math.radians(s.light_elevation)
-        sun = self.sun.data
-        sun.angle = math.radians(s.light_softness)
-        sun.use_shadow = True
-        # A flat sheet facing up then shows exactly its page colour: fill + sun = 1.
-        sun.energy = (1.0 - s.ambient) * math.pi / max(math.sin(elev), 1e-3)
-        sun.color = (1.0, 1.0, 1.0)
-        # The sun shines along its -Z axis: tilted from the zenith about X it comes from -Y
-        # (world), then turned about Z so that it comes from ``azimuth`` (counter-clockwise
-        # on screen from the image's right).
-        self.sun.rotation_euler = (math.pi / 2 - elev, 0.0, math.radians(azimuth) + math.pi / 2)
-        # Fill light: the white sheet's emission is relative to its albedo.
-        self.white_fill.inputs["Strength"].default_value = s.ambient
-        self.textured_fill.inputs["Strength"].default_value = s.ambient
-        self.clouds.noise_scale = s.crumple_scale * UNIT
-        self.voronoi.noise_scale = s.crumple_scale * VORONOI_SCALE * UNIT
-
-    # ---------------------------------------------------------------- per piece
-
-    def set_piece(
-        self,
-        verts: np.ndarray,
-        tris: np.ndarray,
-        uvs: np.ndarray,
-        s: BlenderSettings,
-        anchor: tuple[float, float, float, float],
-    ) -> None:
-        self.clear_piece()
-        mesh = bpy.data.meshes.new("Piece")
-        mesh.vertices.add(len(verts))
-        mesh.vertices.foreach_set("co", verts.astype(np.float32).ravel())
-        mesh.loops.add(tris.size)
-        mesh.loops.foreach_set("vertex_index", tris.astype(np.int32).ravel())
-        mesh.polygons.add(len(tris))
-        mesh.polygons.foreach_set("loop_start", np.arange(0, tris.size, 3, dtype=np.int32))
-        mesh.polygons.foreach_set("loop_total", np.full(len(tris), 3, dtype=np.int32))
-        uv = mesh.uv_layers.new(name="UVMap")
-        uv.data.foreach_set("uv", uvs[tris.ravel()].astype(np.float32).ravel())
-        mesh.update()
-        mesh.shade_smooth()
-        mesh.materials.append(self.white)
-        obj = bpy.data.objects.new("Piece", mesh)
-        self.scene.collection.objects.link(obj)
-
-        ax, ay, az, turn = anchor
-        self.anchor.location = (ax, ay, az)
-        self.anchor.rotation_euler = (0.0, 0.0, turn)
-        if s.crumple > 0.0:
-            for name, tex, share, mid in (
-                ("Clouds", self.clouds, 1.0 - VORONOI_SHARE, 0.5),
-                ("Voronoi", self.voronoi, VORONOI_SHARE, 0.0),
-            ):
-                mod = obj.modifiers.new(name, "DISPLACE")
-                mod.texture = tex
-                mod.texture_coords = "OBJECT"
-                mod.texture_coords_object = self.anchor
-                mod.direction = "Z"
-                mod.space = "LOCAL"
-                mod.mid_level = mid
-                mod.strength = s.crumple * share * UNIT
-        if s.thickness > 0.0:
-            solid = obj.modifiers.new("Solidify", "SOLIDIFY")
-            solid.thickness = s.thickness * UNIT
-            solid.offset = -1.0  # grow downwards: the top surface keeps its place
-            solid.use_even_offset = False
-        self.piece = obj
-
-    def set_texture(self, rgb: np.ndarray) -> None:
-        """The piece's page pixels (sRGB uint8, HxWx3) as the textured material's image."""
-        h, w = rgb.shape[:2]
-        img = bpy.data.images.new("Page", w, h, alpha=False)
-        img.colorspace_settings.name = "sRGB"
-        rgba = np.ones((h, w, 4), dtype=np.float32)
-        rgba[..., :3] = rgb[::-1]  # Blender stores the bottom row first
-        rgba[..., :3] *= np.float32(1.0 / 255.0)
-        img.pixels.foreach_set(rgba.ravel())
-        img.update()
-        self.image_node.image = img
-        self.image = img
-
-    def rest_on_table(self) -> float:
-        """Lower the sheet until its lowest point touches the table; its height there, px."""
-        obj = self.piece
-        obj.location = (0.0, 0.0, 0.0)
-        deps = bpy.context.evaluated_depsgraph_get()
-        deps.update()
-        ev = obj.evaluated_get(deps)
-        mesh = ev.to_mesh()
-        co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
-        mesh.vertices.foreach_get("co", co)
-        ev.to_mesh_clear()
-        z = co[2::3]
-        low, high = float(z.min()), float(z.max())
-        obj.location = (0.0, 0.0, -low)
-        return (high - low) / UNIT
-
-    def frame(self, x0: int, y0: int, width: int, height: int) -> None:
-        """Camera over the piece-pixel rectangle [x0, x0 + width) x [y0, y0 + height)."""
-        cam = self.camera
-        cam.location = ((x0 + width / 2) * UNIT, -(y0 + height / 2) * UNIT, 50.0)
-        cam.rotation_euler = (0.0, 0.0, 0.0)
-        cam.data.ortho_scale = max(width, height) * UNIT
-        cam.data.shift_x = cam.data.shift_y = 0.0
-        self.size = (width, height)
-
-    def render(self, name: str, *, which: str, samples: int, scale: float, seed: int) -> np.ndarray:
-        """One pass ("paper", "textured" or "shadow"): linear float32 RGBA, HxWx4."""
-        sc = self.scene
-        width, height = self.size
-        sc.render.resolution_x = max(1, round(width * scale))
-        sc.render.resolution_y = max(1, round(height * scale))
-        sc.cycles.samples = samples
-        sc.cycles.seed = seed
-        paper = which != "shadow"
-        self.table.hide_render = paper
-        self.piece.visible_camera = paper
-        self.piece.visible_shadow = True
-        self.piece.data.materials[0] = {
-            "paper": self.white, "textured": self.textured, "shadow": self.caster
-        }[which]
-        path = self.tmp / f"{name}.png"
-        sc.render.filepath = str(path)
-        try:
-            with _quiet(self.sink):
-                bpy.ops.render.render(write_still=True)
-            raw = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
-        finally:
-            path.unlink(missing_ok=True)
-        if raw is None or raw.dtype != np.uint16 or raw.shape[2] != 4:
-            raise RuntimeError(f"Blender wrote no 16-bit RGBA image for the {which} pass")
-        rgba = cv2.cvtColor(raw, cv2.COLOR_BGRA2RGBA).astype(np.float32)
-        rgba *= np.float32(1.0 / 65535.0)
-        return rgba
-
-    def clear_piece(self) -> None:
-        if self.piece is not None:
-            mesh = self.piece.data
-            bpy.data.objects.remove(self.piece, do_unlink=True)
-            bpy.data.meshes.remove(mesh, do_unlink=True)
-            self.piece = None
-        if self.image is not None:
-            self.image_node.image = None
-            bpy.data.images.remove(self.image, do_unlink=True)
-            self.image = None
-
-
-_SCENE: _Scene | None = None
-
-
-def scene() -> _Scene:
-    """This process's Blender scene, built on first use."""
-    global _SCENE
-    if _SCENE is None:
-        _SCENE = _Scene()
-    return _SCENE
-
-
 # ------------------------------------------------------------------ geometry (numpy)
 
 
@@ -490,9 +157,17 @@ def triangulate(poly: Polygon, step: float = MESH_STEP) -> tuple[np.ndarray, np.
     else:
         lattice = lattice[shapely.contains_xy(inner, lattice[:, 0], lattice[:, 1])]
     pts = np.vstack([ring, lattice])
-    tris = Delaunay(pts).simplices
-    centres = pts[tris].mean(axis=1)
-    tris = tris[shapely.contains_xy(poly, centres[:, 0], centres[:, 1])]
+    try:
+        tris = Delaunay(pts).simplices
+        centres = pts[tris].mean(axis=1)
+        tris = tris[shapely.contains_xy(poly, centres[:, 0], centres[:, 1])]
+    except QhullError:  # a sliver: triangulate the outline alone
+        tris = np.empty((0, 3), dtype=np.int64)
+    if len(tris) == 0:
+        parts = shapely.get_parts(shapely.constrained_delaunay_triangles(poly))
+        corners = np.array([np.asarray(t.exterior.coords)[:3] for t in parts]).reshape(-1, 2)
+        pts, inverse = np.unique(corners, axis=0, return_inverse=True)
+        tris = inverse.reshape(-1, 3)
     a, b, c = pts[tris[:, 0]], pts[tris[:, 1]], pts[tris[:, 2]]
     cross = (b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0])
     # Image y points down and world y up: positive here is clockwise seen from above.
@@ -600,9 +275,12 @@ def _threads() -> int:
     return max(1, int(os.environ.get("SHREDFOLD_BLENDER_THREADS", "1")))
 
 
-def _build_hash() -> str:
-    h = bpy.app.build_hash
-    return h.decode() if isinstance(h, bytes) else str(h)
+def _bpy_version() -> str:
+    """The installed bpy wheel (its version fixes Blender's build), without importing it."""
+    try:
+        return metadata.version("bpy")
+    except metadata.PackageNotFoundError:
+        return "absent"
 
 
 @register("blender")
@@ -615,8 +293,7 @@ class BlenderSynthesizer(Compositing):
 
     def params(self) -> dict[str, Any]:
         return {
-            "bpy": bpy.app.version_string,
-            "bpy_build": _build_hash(),
+            "bpy": _bpy_version(),
             "quality": self.settings.quality(),
             "unit": UNIT,
             "mesh_step": MESH_STEP,
@@ -637,15 +314,28 @@ class BlenderSynthesizer(Compositing):
         azimuth = s.light_azimuth
         if azimuth is None:
             azimuth = round(float(rng.uniform(0.0, 360.0)), 6)
+        try:
+            from shredfold.shred.blender_scene import scene
+        except ImportError as exc:
+            raise RuntimeError(
+                "blender mode needs the bpy module (pinned in pyproject.toml; "
+                f"`bash scripts/setup.sh` installs it): {exc}"
+            ) from exc
         with _lock:
             sc = scene()
             sc.configure(s, azimuth, _threads())
+            t0 = time.perf_counter()
             try:
-                return [self._scrap(sc, p, azimuth, rng) for p in pieces]
+                out = [self._scrap(sc, p, azimuth, rng) for p in pieces]
             finally:
                 sc.clear_piece()
+        log.info(
+            "blender: %d scraps in %.1f s (preset %s, azimuth %.0f)",
+            len(pieces), time.perf_counter() - t0, s.preset, azimuth,
+        )
+        return out
 
-    def _scrap(self, sc: _Scene, piece: Piece, azimuth: float, rng: np.random.Generator) -> Scrap:
+    def _scrap(self, sc: Scene, piece: Piece, azimuth: float, rng: np.random.Generator) -> Scrap:
         s = self.settings
         q = self.settings.quality()
         img = piece.image

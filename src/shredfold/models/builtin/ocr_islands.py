@@ -45,7 +45,7 @@ class OcrIslands:
         kind = kind_of_template(request.template)
         parts = []
         for png in request.images:
-            scrap = upright(Image.open(io.BytesIO(png)))
+            scrap = upright(Image.open(io.BytesIO(png)), reader=ocr.read_lines)
             text = ocr.read_text(scrap, kind="code" if kind == "code" else "prose")
             if text.strip():
                 parts.append(text)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image
 
+from shredfold.jigsaw.read import Reader, confidence, probe
+
 
 def ink_points(image: Image.Image, max_points: int = 6000) -> np.ndarray:
     """(x, y) of dark pixels on opaque paper, evenly thinned to at most ``max_points``."""
@@ -58,12 +60,24 @@ def text_angle(image: Image.Image) -> float:
     return angle
 
 
-def upright(image: Image.Image) -> Image.Image:
-    """The scrap turned so its text lines are horizontal, on white."""
+def upright(image: Image.Image, reader: Reader | None = None) -> Image.Image:
+    """The scrap turned so its text lines are horizontal and the right way up, on white.
+
+    The line direction comes from the ink; the remaining half turn is settled by reading the
+    inkiest patch both ways up and keeping the more confident reading (the OCR reads
+    upside-down text badly, so the confidences differ clearly).
+    """
     angle = text_angle(image)
     rgba = image.convert("RGBA")
     # Pillow's positive angles turn counter-clockwise on screen, as ours do.
     turned = rgba.rotate(-angle, resample=Image.Resampling.BICUBIC, expand=True)
     white = Image.new("RGBA", turned.size, (255, 255, 255, 255))
     white.alpha_composite(turned)
-    return white.convert("RGB")
+    rgb = np.asarray(white.convert("RGB"))
+    if reader is not None:
+        patch = probe(rgb)
+        ahead = confidence(reader(Image.fromarray(patch)))
+        behind = confidence(reader(Image.fromarray(np.ascontiguousarray(patch[::-1, ::-1]))))
+        if behind > ahead:
+            rgb = np.ascontiguousarray(rgb[::-1, ::-1])
+    return Image.fromarray(rgb)

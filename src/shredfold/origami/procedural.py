@@ -1,0 +1,112 @@
+"""Seeded random simple-fold sequences: procedural designs with a ground-truth fold sequence.
+
+A simple fold folds every layer along one line. Candidate lines are the ones a person would
+choose: through two corners of the folded outline, or the crease that lays one corner onto
+another (their perpendicular bisector). Pure: a generator and a count in, actions out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import shapely
+
+from . import FoldState, fold, folded_silhouette, square_sheet
+
+# A fold must change the outline by at least this share of the sheet and leave at least
+# the second share, so that every step is visible in a 256-pixel picture.
+MIN_CHANGE = 0.03
+MIN_AREA = 0.08
+
+
+@dataclass(frozen=True)
+class SimpleFold:
+    """One simple fold: the layers left of start -> end turn over (folded-plane coordinates)."""
+
+    start: tuple[float, float]
+    end: tuple[float, float]
+    assignment: str  # "M" or "V"
+
+    def as_action(self) -> dict[str, object]:
+        return {"start": list(self.start), "end": list(self.end), "assignment": self.assignment}
+
+    @classmethod
+    def from_action(cls, action: dict[str, object]) -> SimpleFold:
+        s, e = action["start"], action["end"]
+        return cls(
+            (float(s[0]), float(s[1])),  # type: ignore[index]
+            (float(e[0]), float(e[1])),  # type: ignore[index]
+            str(action["assignment"]),
+        )
+
+
+def outline_corners(state: FoldState) -> np.ndarray:
+    """Corners of the folded outline (exterior rings of the silhouette)."""
+    sil = folded_silhouette(state.geometry).simplify(1e-9)
+    rings = [np.asarray(p.exterior.coords)[:-1] for p in getattr(sil, "geoms", [sil])]
+    return np.concatenate(rings) if rings else np.zeros((0, 2))
+
+
+def candidate_lines(state: FoldState) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Lines through two outline corners, and perpendicular bisectors of two corners."""
+    pts = outline_corners(state)
+    out: list[tuple[np.ndarray, np.ndarray]] = []
+    for i in range(len(pts)):
+        for j in range(i + 1, len(pts)):
+            a, b = pts[i], pts[j]
+            d = b - a
+            if np.hypot(*d) < 1e-6:
+                continue
+            out.append((a, b))
+            mid = (a + b) / 2
+            out.append((mid, mid + np.array([-d[1], d[0]])))
+    return out
+
+
+def fold_area_change(state: FoldState, new: FoldState) -> tuple[float, float]:
+    a = folded_silhouette(state.geometry)
+    b = folded_silhouette(new.geometry)
+    return float(shapely.symmetric_difference(a, b).area), float(b.area)
+
+
+def random_sequence(rng: np.random.Generator, n_folds: int, tries: int = 60) -> list[SimpleFold]:
+    """``n_folds`` simple folds from the unit square, each visibly changing the outline.
+
+    Stops early (fewer folds) if no candidate line works after ``tries`` attempts.
+    """
+    state = square_sheet()
+    seq: list[SimpleFold] = []
+    for _ in range(n_folds):
+        lines = candidate_lines(state)
+        for _ in range(tries):
+            p, q = lines[int(rng.integers(len(lines)))]
+            if rng.random() < 0.5:
+                p, q = q, p
+            step = SimpleFold(
+                (round(float(p[0]), 9), round(float(p[1]), 9)),
+                (round(float(q[0]), 9), round(float(q[1]), 9)),
+                "V" if rng.random() < 0.6 else "M",
+            )
+            new = fold(state, step.start, step.end, step.assignment)
+            if not isinstance(new, FoldState):
+                continue
+            change, area = fold_area_change(state, new)
+            if change >= MIN_CHANGE and area >= MIN_AREA:
+                seq.append(step)
+                state = new
+                break
+        else:
+            break
+    return seq
+
+
+def replay(steps: list[SimpleFold], start: FoldState | None = None) -> list[FoldState]:
+    """Every state of a sequence, the blank sheet first; raises if a step is rejected."""
+    states = [start or square_sheet()]
+    for i, s in enumerate(steps):
+        new = fold(states[-1], s.start, s.end, s.assignment)
+        if not isinstance(new, FoldState):
+            raise ValueError(f"step {i} of the sequence is rejected: {new.reason}: {new.detail}")
+        states.append(new)
+    return states

@@ -1,0 +1,257 @@
+"""OrigamiBench prompt templates (versioned) and answer parsing.
+
+Templates: ``origami-mcq/v1`` (one-step multiple choice) and ``origami-fold/v1`` /
+``origami-crease/v1`` (one turn of a full-step episode; the action kind is in the name).
+Bump ``VERSION`` when any wording changes: it is part of every response key.
+
+Parsing is tolerant of what surrounds the JSON (code fences, prose, a ``<think>`` block) and
+strict about the JSON itself: exactly the documented fields, of the documented types.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from shredfold.models.base import Message, Request
+
+VERSION = "v1"
+LETTERS = "ABCD"
+
+SYSTEM = (
+    "You are an expert in origami and in the geometry of folding paper. Answer exactly in "
+    "the JSON format asked for."
+)
+
+MCQ_TASK = (
+    "Image 1 is a reference origami state seen from above. Images 2 to 5 are the options "
+    "A, B, C and D. Exactly one option shows the reference after exactly one more simple "
+    "fold (every layer folded along one line). Reply with one JSON object "
+    '{"answer": "<letter>"} and nothing else.'
+)
+
+_VIEW_NOTE = (
+    "Folded-state pictures show the square region from (-0.5, -0.5) to (1.5, 1.5), y up; the "
+    "unfolded sheet is the unit square from (0, 0) to (1, 1). The front of the paper is cream, "
+    "the back is blue, darker where more layers overlap. Crease pattern: mountain red "
+    "dash-dot, valley blue dashed."
+)
+
+FULLSTEP_TASK = {
+    "fold": (
+        "Fold a square sheet into the target shape. Image 1 is the target folded state, "
+        "image 2 the current folded state, image 3 the current crease pattern. Each turn you "
+        "make one simple fold: every layer on the left of the directed line start -> end "
+        "turns over onto the right side, in front for a valley (V), behind for a mountain (M). "
+        "Points are folded-plane coordinates [x, y] or vertex ids (listed below). Reply with "
+        'one JSON object {"start": [x, y], "end": [x, y], "assignment": "M" or "V"}, or '
+        '{"stop": true} when the model matches the target.'
+    ),
+    "crease": (
+        "Fold a square sheet into the target shape. Image 1 is the target folded state, "
+        "image 2 the current folded state, image 3 the current crease pattern. Each turn you "
+        "add one crease to the crease pattern between two points of the unfolded sheet, "
+        "mountain (M) or valley (V); the folded state is shown whenever the pattern folds "
+        "flat. Points are sheet coordinates [x, y] or vertex ids (listed below). Reply with "
+        'one JSON object {"start": [x, y], "end": [x, y], "assignment": "M" or "V"}, or '
+        '{"stop": true} when the model matches the target.'
+    ),
+}
+
+ActionKind = Literal["fold", "crease"]
+
+
+def mcq_template() -> str:
+    return f"origami-mcq/{VERSION}"
+
+
+def fullstep_template(kind: ActionKind) -> str:
+    return f"origami-{kind}/{VERSION}"
+
+
+def task_of_template(template: str) -> str:
+    """``'origami-mcq/v1'`` → ``'mcq'``; ``'origami-fold/v1'`` → ``'fold'``."""
+    m = re.fullmatch(r"origami-(mcq|fold|crease)/v\d+", template)
+    if not m:
+        raise ValueError(f"not an OrigamiBench template: {template!r}")
+    return m.group(1)
+
+
+def infer_template(prompt: str) -> str:
+    """The template whose task wording a prompt contains (for ``shredfold serve``)."""
+    if MCQ_TASK in prompt:
+        return mcq_template()
+    for kind, task in FULLSTEP_TASK.items():
+        if task in prompt:
+            return fullstep_template(kind)  # type: ignore[arg-type]
+    raise ValueError("prompt matches no OrigamiBench template of version " + VERSION)
+
+
+# ---------------------------------------------------------------- requests
+
+
+def mcq_request(reference: bytes, options: list[bytes], item: str | None) -> Request:
+    if len(options) != 4:
+        raise ValueError("a multiple-choice item has four options")
+    return Request(
+        template=mcq_template(),
+        messages=(
+            Message(role="system", text=SYSTEM),
+            Message(role="user", text=MCQ_TASK + "\n" + _VIEW_NOTE, images=(reference, *options)),
+        ),
+        item=item,
+    )
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One earlier turn as the model is told about it."""
+
+    action: dict[str, Any] | None  # the parsed action; None when the answer did not parse
+    feedback: str  # "valid" or "rejected (reason): detail"
+
+    def line(self, n: int) -> str:
+        shown = json.dumps(self.action, separators=(",", ":")) if self.action is not None else "(invalid answer)"
+        return f"{n}. {shown} -> {self.feedback}"
+
+
+def fullstep_request(
+    *,
+    kind: ActionKind,
+    target: bytes,
+    folded: bytes,
+    pattern: bytes,
+    vertices: list[tuple[float, float]],
+    history: list[HistoryEntry],
+    step_limit: int,
+    item: str | None,
+) -> Request:
+    lines = [FULLSTEP_TASK[kind], _VIEW_NOTE]
+    shown = vertices[:200]
+    lines.append(
+        "Vertices (id: x, y): "
+        + "; ".join(f"{i}: {x:.4f}, {y:.4f}" for i, (x, y) in enumerate(shown))
+        + (" …" if len(vertices) > len(shown) else "")
+    )
+    lines.append(f"Turn {len(history) + 1} of at most {step_limit}.")
+    if history:
+        lines.append("Your earlier turns:")
+        lines += [h.line(i + 1) for i, h in enumerate(history)]
+        lines.append(f"Feedback on your last action: {history[-1].feedback}")
+    return Request(
+        template=fullstep_template(kind),
+        messages=(
+            Message(role="system", text=SYSTEM),
+            Message(role="user", text="\n".join(lines), images=(target, folded, pattern)),
+        ),
+        item=item,
+    )
+
+
+_HISTORY_LINE = re.compile(r"^(\d+)\. (\{.*\}) -> valid$", re.M)
+
+
+def valid_history(prompt: str) -> list[dict[str, Any]]:
+    """The actions of the earlier turns that were accepted, in order (for built-in agents)."""
+    return [json.loads(m.group(2)) for m in _HISTORY_LINE.finditer(prompt)]
+
+
+def turn_number(prompt: str) -> int:
+    m = re.search(r"Turn (\d+) of at most (\d+)\.", prompt)
+    return int(m.group(1)) if m else 1
+
+
+# ---------------------------------------------------------------- parsing
+
+
+class AnswerError(ValueError):
+    """A model answer that is not a valid action; ``reason`` is machine-readable."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+_THINK = re.compile(r"<think>.*?</think>", re.S)
+_FENCE = re.compile(r"```[ \t]*[A-Za-z]*[ \t]*\n?(.*?)```", re.S)
+
+
+def extract_json(text: str) -> Any:
+    """The JSON object in an answer: a fenced block first, else the first ``{…}`` that parses."""
+    body = _THINK.sub("", text)
+    candidates = [m.group(1) for m in _FENCE.finditer(body)]
+    candidates.append(body)
+    decoder = json.JSONDecoder()
+    for chunk in candidates:
+        for start in [i for i, c in enumerate(chunk) if c == "{"]:
+            try:
+                obj, _ = decoder.raw_decode(chunk[start:])
+            except ValueError:
+                continue
+            if isinstance(obj, dict):
+                return obj
+    raise AnswerError("not-json", "no JSON object found in the answer")
+
+
+def parse_mcq(text: str) -> str:
+    obj = extract_json(text)
+    if set(obj) != {"answer"}:
+        raise AnswerError("fields", f"expected exactly the field 'answer', got {sorted(obj)}")
+    ans = obj["answer"]
+    if not isinstance(ans, str) or ans.strip().upper() not in LETTERS or len(ans.strip()) != 1:
+        raise AnswerError("value", f"answer must be one of A, B, C, D, got {ans!r}")
+    return ans.strip().upper()
+
+
+@dataclass(frozen=True)
+class Action:
+    start: int | tuple[float, float]
+    end: int | tuple[float, float]
+    assignment: str
+
+    def as_json(self) -> dict[str, Any]:
+        def pt(p: int | tuple[float, float]) -> Any:
+            return p if isinstance(p, int) else [p[0], p[1]]
+
+        return {"start": pt(self.start), "end": pt(self.end), "assignment": self.assignment}
+
+
+@dataclass(frozen=True)
+class Stop:
+    pass
+
+
+def _point(v: Any, name: str) -> int | tuple[float, float]:
+    if isinstance(v, bool):
+        raise AnswerError("value", f"{name} must be a vertex id or [x, y], got {v!r}")
+    if isinstance(v, int):
+        if v < 0:
+            raise AnswerError("value", f"{name}: vertex ids are not negative, got {v}")
+        return v
+    if (
+        isinstance(v, list)
+        and len(v) == 2
+        and all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in v)
+        and all(math.isfinite(c) for c in v)
+    ):
+        return (float(v[0]), float(v[1]))
+    raise AnswerError("value", f"{name} must be a vertex id or [x, y] of two finite numbers, got {v!r}")
+
+
+def parse_action(text: str) -> Action | Stop:
+    obj = extract_json(text)
+    if "stop" in obj:
+        if set(obj) != {"stop"} or obj["stop"] is not True:
+            raise AnswerError("fields", 'a stop action is exactly {"stop": true}')
+        return Stop()
+    want = {"start", "end", "assignment"}
+    if set(obj) != want:
+        extra, missing = sorted(set(obj) - want), sorted(want - set(obj))
+        raise AnswerError("fields", f"unknown fields {extra}, missing {missing}")
+    if obj["assignment"] not in ("M", "V"):
+        raise AnswerError("value", f"assignment must be 'M' or 'V', got {obj['assignment']!r}")
+    return Action(_point(obj["start"], "start"), _point(obj["end"], "end"), obj["assignment"])

@@ -1,0 +1,108 @@
+import math
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from shredfold.origami.actions import FoldState, Rejection, crease, fold, square_sheet, unfold
+from shredfold.origami.folded import folded_silhouette
+from shredfold.origami.layers import solve_layers
+from shredfold.origami.local import check_local
+
+SHEET = square_sheet()
+
+
+def test_crease_snaps_to_vertices_and_the_boundary_lattice():
+    state = crease(SHEET, (1e-9, 0), (0.5 + 3e-7, 1), "V")  # lattice point (0.5, 1)
+    assert isinstance(state, FoldState)
+    assert any(np.allclose(v, (0.5, 1)) for v in state.pattern.vertices)
+    assert any(np.allclose(v, (0, 0)) for v in state.pattern.vertices)
+
+
+def test_crease_records_whether_the_pattern_folds_flat():
+    half = crease(SHEET, (0.5, 0), (0.5, 1), "V")
+    assert half.flat_foldable
+    bad = crease(half, (0, 0.5), (1, 0.5), "V")
+    assert not bad.flat_foldable and bad.layers.reason == "maekawa"
+    strict = crease(half, (0, 0.5), (1, 0.5), "V", strict=True)
+    assert strict == Rejection("maekawa", strict.detail)
+
+
+def test_crease_rejections_are_machine_readable():
+    assert crease(SHEET, (0, 0), (2, 2), "V").reason == "off-sheet"
+    assert crease(SHEET, (0, 0), (1, 1), "X").reason == "syntax"
+    assert crease(SHEET, 0, 99, "V").reason == "syntax"
+    assert crease(SHEET, (0.5, 0.5), (0.5, 0.5), "V").reason == "syntax"
+    assert crease(SHEET, "corner", (1, 1), "V").reason == "syntax"
+
+
+def test_book_fold_then_unfold():
+    half = fold(SHEET, (0.5, 0), (0.5, 1), "V")
+    assert isinstance(half, FoldState)
+    assert math.isclose(folded_silhouette(half.geometry).area, 0.5)
+    # the left half moved; the right half kept its place
+    assert folded_silhouette(half.geometry).bounds == (0.5, 0.0, 1.0, 1.0)
+    flat = unfold(half)
+    assert math.isclose(folded_silhouette(flat.geometry).area, 1.0)
+    assert "F" in flat.pattern.assignments and not flat.geometry.flipped.any()
+
+
+def test_valley_fold_puts_the_moved_half_on_top():
+    half = fold(SHEET, (0.5, 0), (0.5, 1), "V")
+    (f, g, s) = half.layers.face_orders[0].tolist()
+    moved = int(np.flatnonzero(half.geometry.flipped)[0])
+    f_above_in_z = (s == 1) != bool(half.geometry.flipped[f])
+    top = f if f_above_in_z else g
+    assert top == moved
+
+
+def test_fold_that_misses_the_model_is_rejected():
+    half = fold(SHEET, (0.5, 0), (0.5, 1), "V")
+    assert fold(half, (0.2, 0), (0.2, 1), "V").reason == "off-sheet"
+    assert fold(half, (0.5, 0), (0.5, 1), "X").reason == "syntax"
+
+
+def _check_state(state: FoldState) -> None:
+    assert state.flat_foldable
+    assert check_local(state.pattern).ok
+    assert solve_layers(state.pattern).satisfiable
+    assert folded_silhouette(state.geometry).area <= state.pattern.sheet.area + 1e-9
+
+
+fold_lines = st.lists(
+    st.tuples(
+        st.floats(0.05, 0.95),  # where the line crosses the model's bounding box
+        st.floats(0, math.pi),  # its direction
+        st.sampled_from("MV"),
+    ),
+    min_size=1,
+    max_size=3,
+)
+
+
+@settings(
+    max_examples=20, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(fold_lines)
+def test_random_simple_folds_stay_flat_foldable_and_unfold_to_the_sheet(lines):
+    state = SHEET
+    for u, angle, letter in lines:
+        x0, y0, x1, y1 = folded_silhouette(state.geometry).bounds
+        p = np.array([x0 + u * (x1 - x0), y0 + u * (y1 - y0)])
+        q = p + np.array([math.cos(angle), math.sin(angle)])
+        nxt = fold(state, p, q, letter)
+        if isinstance(nxt, Rejection):
+            assert nxt.reason == "off-sheet"  # the only way a simple fold can fail
+            continue
+        _check_state(nxt)
+        back = unfold(nxt)
+        assert isinstance(back, FoldState)
+        # unfolding the last fold restores the previous outline exactly
+        before, after = folded_silhouette(state.geometry), folded_silhouette(back.geometry)
+        assert before.symmetric_difference(after).area < 1e-6
+        state = nxt
+    while state.steps:
+        state = unfold(state)
+    assert not state.geometry.flipped.any()
+    assert folded_silhouette(state.geometry).symmetric_difference(SHEET.pattern.sheet).area < 1e-6
+    assert state.layers.satisfiable

@@ -9,6 +9,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/shred.smk"
 include: "workflow/rules/query.smk"
 include: "workflow/rules/score.smk"
+include: "workflow/rules/origami.smk"
 include: "workflow/rules/aggregate.smk"
 
 

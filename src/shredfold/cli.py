@@ -120,7 +120,7 @@ def cmd_job(args: argparse.Namespace) -> int:
 
         grans = plan.spec.spec.shred.granularities if plan.spec.spec.shred else []
         # Snakemake passes the tables of the cells' current attempts (-rN); see plan.resolve_attempts.
-        write_tables(args.tables or plan.score_paths, grans, args.out[0], args.out[1])
+        write_tables(args.tables or plan.score_paths, grans, *args.out[:3])
     return 0
 
 

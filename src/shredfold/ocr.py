@@ -26,10 +26,12 @@ Engine settings, and why (measured on text rendered with DejaVu and Noto Sans CJ
   re-plan (a page took 20 CPU-s with batches of 6, 16 with 1).
 
 Around the engine we add what the measurements asked for: upscaling of small text
-(:data:`MIN_BOX_HEIGHT`), removal of table rules, a second look at short marks the
-detector misses ("}" alone on a line), and crops widened past the detector's tight edges.
-We call RapidOCR's detector and recogniser separately (``engine()(…, use_rec=False)`` and
-``engine().text_rec``) to do that; both are stable in the pinned 1.4.4.
+(:data:`MIN_BOX_HEIGHT`); erasing table rules (whose cells then give the table's reading
+order) and dark areas that are not text (the table top around a piece in a composite); a
+second look at short marks the detector misses ("}" alone on a line); and crops widened
+past the detector's tight edges. We call RapidOCR's detector and recogniser separately
+(``engine()(…, use_rec=False)`` and ``engine().text_rec``) to do that; both are stable in
+the pinned 1.4.4.
 
 The engine is created lazily, once per process (loading the models takes ~0.3 s). Timing
 on one core: ~15-20 CPU-s for a 1600x2000 page of 40 lines, ~1.5 CPU-s for a 500x600 piece.
@@ -97,15 +99,16 @@ class OcrLine:
 def prepare(image: Image.Image, scale: float = 1.0) -> np.ndarray:
     """Binary uint8 array (H, W) of black text on white, ready for the engine.
 
-    1. Transparent pixels become white: the RGBA piece is composited over white by its
-       alpha, so the background outside the paper reads as paper, not as ink.
-    2. Grayscale (ITU-R 601 luma).
-    3. Flat-field: divide by a local background estimate (a 51 px grey closing, then a
-       box blur). Shading across a 3D-rendered scrap, a drop shadow, grey paper and a
-       table-top colour around a piece all become white, while strokes thinner than the
-       window (text up to ~100 px) stay dark.
-    4. Optionally resize by ``scale`` (bicubic, before thresholding so edges stay sharp).
-    5. Otsu threshold, unless the image holds too little contrast to contain ink (blank
+    1. Grayscale (ITU-R 601 luma); for RGBA, everything that is not paper becomes white:
+       alpha below 62% (the transparent surround and the drop shadow, which would
+       otherwise binarise into a black band along the edge) is white, and the paper's
+       anti-aliased rim is blended over white by how far its alpha is above that level.
+    2. Flat-field: divide by a local background estimate (a 51 px maximum filter, then a
+       51 px box blur). Shading across a 3D-rendered scrap, grey paper, and the table top
+       and shadows around pieces in an RGB composite all become white, while strokes
+       thinner than the window (text up to ~100 px) stay dark.
+    3. Optionally resize by ``scale`` (bicubic, before thresholding so edges stay sharp).
+    4. Otsu threshold, unless the image holds too little contrast to contain ink (blank
        paper would otherwise turn its noise into speckles).
 
     Measured with this module's pipeline on 49 rendered pieces (English 14-28 px, code
@@ -122,12 +125,19 @@ def prepare(image: Image.Image, scale: float = 1.0) -> np.ndarray:
     return _binarize(grey)
 
 
+# Alpha at or below this fraction is shadow, not paper: the synthesizers draw shadows as
+# black at up to ~45% opacity and paper opaque (shredfold.jigsaw.contour uses the same).
+_PAPER_LEVEL = 0.62
+
+
 def _grey(image: Image.Image) -> np.ndarray:
-    if image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info:
-        rgba = image.convert("RGBA")
-        white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
-        image = Image.alpha_composite(white, rgba)
-    return np.asarray(image.convert("L"), dtype=np.uint8)
+    if image.mode not in ("RGBA", "LA", "PA") and "transparency" not in image.info:
+        return np.asarray(image.convert("L"), dtype=np.uint8)
+    rgba = np.asarray(image.convert("RGBA"), dtype=np.float32)
+    grey = rgba[..., :3] @ np.float32([0.299, 0.587, 0.114])
+    lo = _PAPER_LEVEL * 255.0
+    paper = np.clip((rgba[..., 3] - lo) / (255.0 - lo), 0.0, 1.0)
+    return np.clip(grey * paper + 255.0 * (1.0 - paper), 0, 255).astype(np.uint8)
 
 
 _BACKGROUND_WINDOW = 51
@@ -149,16 +159,6 @@ def _binarize(grey: np.ndarray) -> np.ndarray:
     if dark.size == 0 or light.size == 0 or float(light.mean()) - float(dark.mean()) < 32:
         return grey
     return binary
-
-
-# Text whose detected boxes are shorter than MIN_BOX_HEIGHT px is upscaled so they are
-# UPSCALE_TO px tall (at most 2x, and not past 2000 px, where RapidOCR's detector would
-# shrink it again): at 16 px monospace the recogniser drops spaces and misreads 1/l, at
-# 1.5x it does not. Above 28 px the gain did not pay for the second detection pass.
-MIN_BOX_HEIGHT = 28.0
-UPSCALE_TO = 32.0
-MAX_UPSCALE = 2.0
-_MAX_SIDE = 2000
 
 
 def _detect(array: np.ndarray) -> np.ndarray:
@@ -287,11 +287,14 @@ def _ink_box(ink: np.ndarray, quad: np.ndarray) -> tuple[int, int, int, int] | N
     ys, xs = np.nonzero(ink[max(y0, 0) : y1, max(x0, 0) : x1])
     if xs.size == 0:
         return None
-    return (max(x0, 0) + xs.min(), max(y0, 0) + ys.min(), max(x0, 0) + xs.max() + 1,
-            max(y0, 0) + ys.max() + 1)
+    return (
+        max(x0, 0) + xs.min(),
+        max(y0, 0) + ys.min(),
+        max(x0, 0) + xs.max() + 1,
+        max(y0, 0) + ys.max() + 1,
+    )
 
 
-# How far a crop is widened beyond its box, in text heights (see _short_marks).
 def _recognize(array: np.ndarray, quads: np.ndarray, scale: float) -> list[OcrLine]:
     """Recognise the detected boxes (refined by :func:`_short_marks`), each crop widened
     along its baseline by its margin but never past half the gap to a row neighbour."""
@@ -336,34 +339,67 @@ def _glyph_centres(ink: np.ndarray, box: tuple[float, ...]) -> np.ndarray:
     window = ink[max(y0, 0) : y1, max(x0, 0) : x1].astype(np.uint8)
     if window.size == 0:
         return np.zeros(0)
-    count, _, stats, centroids = cv2.connectedComponentsWithStats(window, connectivity=8)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(window, connectivity=8)
     keep = stats[1:count, cv2.CC_STAT_AREA] >= 3
-    return np.sort(stats[1:count, cv2.CC_STAT_LEFT][keep] + stats[1:count, cv2.CC_STAT_WIDTH][keep] / 2
-                   + max(x0, 0))
+    return np.sort(
+        stats[1:count, cv2.CC_STAT_LEFT][keep]
+        + stats[1:count, cv2.CC_STAT_WIDTH][keep] / 2
+        + max(x0, 0)
+    )
 
 
 def _text_height(quads: np.ndarray) -> float:
     return float(np.median(quads[:, :, 1].max(axis=1) - quads[:, :, 1].min(axis=1)))
 
 
-def _raw_lines(image: Image.Image) -> list[OcrLine]:
-    """Detect; if the text is small, upscale and detect again; then recognise."""
+Box = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class _Reading:
+    lines: list[OcrLine]
+    # Cells of a ruled table, (x0, y0, x1, y1) in input pixels; empty when no grid.
+    cells: list[Box] = field(default_factory=list)
+
+
+def _read(image: Image.Image) -> _Reading:
+    """Detect; if the text is small, upscale and detect again; erase table rules (keeping
+    the cells they bound); then recognise."""
     array = prepare(image)
     quads = _detect(array)
     if len(quads) == 0:
-        return []
+        return _Reading([])
     scale = _upscale(_text_height(quads), array.shape)
     if scale != 1.0:
         array = prepare(image, scale)
         quads = _detect(array)
         if len(quads) == 0:
-            return []
-    array, erased = _erase_rules(array, _text_height(quads))
-    if erased:
+            return _Reading([])
+    height = _text_height(quads)
+    horizontal, vertical = _rules(array, height)
+    cells: list[Box] = []
+    if horizontal.any() and vertical.any():
+        cells = [
+            (x0 / scale, y0 / scale, x1 / scale, y1 / scale)
+            for x0, y0, x1, y1 in _cells(horizontal | vertical, height)
+        ]
+    not_text = cv2.dilate(horizontal | vertical, np.ones((3, 3), np.uint8)) | _blobs(array, height)
+    if not_text.any():
+        array = np.where(not_text > 0, np.uint8(255), array)
         quads = _detect(array)
         if len(quads) == 0:
-            return []
-    return _recognize(array, quads, scale)
+            return _Reading([], cells)
+    return _Reading(_recognize(array, quads, scale), cells)
+
+
+# Text whose detected boxes are shorter than MIN_BOX_HEIGHT px is upscaled so they are
+# UPSCALE_TO px tall (at most 2x, and not past 2000 px, where RapidOCR's detector would
+# shrink it again): at 16 px monospace the recogniser drops spaces and misreads 1/l, at
+# 1.5x it does not. Above 28 px the gain did not pay for the second detection pass.
+MIN_BOX_HEIGHT = 28.0
+UPSCALE_TO = 32.0
+MAX_UPSCALE = 2.0
+_MAX_SIDE = 2000
 
 
 def _upscale(height: float, shape: tuple[int, ...]) -> float:
@@ -373,47 +409,88 @@ def _upscale(height: float, shape: tuple[int, ...]) -> float:
     return scale if scale > 1.05 else 1.0
 
 
-def _erase_rules(array: np.ndarray, height: float) -> tuple[np.ndarray, bool]:
-    """Remove straight horizontal and vertical lines longer than three text heights.
+def _rules(array: np.ndarray, height: float) -> tuple[np.ndarray, np.ndarray]:
+    """Masks of straight horizontal and vertical lines: longer than three text heights,
+    thinner than a third of one.
 
     Table borders touch the text of their cells: the recogniser reads a border next to
     "Qty" as "L" and the detector merges a lone "7" with its cell's border. No glyph
-    stroke is three text heights long, so the lines go and the text stays.
+    stroke is three text heights long, so erasing these lines leaves the text; the
+    thickness limit keeps the edge of a dark area (see :func:`_blobs`) from counting as
+    a table border.
     """
     ink = (array < 128).astype(np.uint8)
     length = max(int(3 * height), 8)
-    rules = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, length), np.uint8))
-    rules |= cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((length, 1), np.uint8))
-    if not rules.any():
-        return array, False
-    rules = cv2.dilate(rules, np.ones((3, 3), np.uint8))
-    return np.where(rules > 0, np.uint8(255), array), True
+    width = max(int(height / 3), 2)
+
+    def lines(along: tuple[int, int], across: tuple[int, int]) -> np.ndarray:
+        long = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones(along, np.uint8))
+        thick = cv2.morphologyEx(long, cv2.MORPH_OPEN, np.ones(across, np.uint8))
+        return long * (thick == 0)
+
+    return lines((1, length), (width, 1)), lines((length, 1), (1, width))
+
+
+def _blobs(array: np.ndarray, height: float) -> np.ndarray:
+    """Mask of dark connected areas taller and wider than three text heights: not text.
+
+    In an RGB composite the table top next to a piece binarises to a dark band (the
+    flat-field's background window still sees the bright paper there); its jagged edge
+    would be read as a column of "1"s. Glyphs, even of a heading twice the body size,
+    are smaller; a table's ruling is such an area too, and is erased anyway.
+    """
+    ink = (array < 128).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    big = (stats[:, cv2.CC_STAT_WIDTH] > 3 * height) & (stats[:, cv2.CC_STAT_HEIGHT] > 3 * height)
+    big[0] = False
+    return big[labels].astype(np.uint8)
+
+
+def _cells(rules: np.ndarray, height: float) -> list[tuple[int, int, int, int]]:
+    """Boxes of the regions enclosed by ruling lines, within the lines' bounding box.
+
+    The rules are thickened by a pixel first, so that one drawn with a one-pixel break
+    still encloses; regions under a text height on either side are the gaps between
+    double rules, not cells.
+    """
+    ys, xs = np.nonzero(rules)
+    x0, y0, x1, y1 = xs.min(), ys.min(), xs.max() + 1, ys.max() + 1
+    grid = cv2.dilate(rules[y0:y1, x0:x1], np.ones((3, 3), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(
+        (grid == 0).astype(np.uint8), connectivity=4
+    )
+    return [
+        (x0 + x, y0 + y, x0 + x + w, y0 + y + h)
+        for x, y, w, h, _ in stats[1:count]
+        if w >= height and h >= height
+    ]
 
 
 def _group_rows(boxes: list[OcrLine]) -> list[list[OcrLine]]:
     """Boxes grouped into text rows, top to bottom; each row left to right.
 
-    A box joins a row when it overlaps the row's vertical extent by at least half of the
-    smaller of the two heights (half, so that a neighbouring line's ascenders and
-    descenders touching it does not merge two lines).
+    Boxes are taken by their vertical centre; a box joins the current row when its centre
+    is within half a height (the smaller of its own and the row's median) of the row's
+    mean centre. Comparing centres rather than growing the row's extent keeps a tall
+    stray box from chaining two lines into one.
     """
-    rows: list[tuple[float, float, list[OcrLine]]] = []
+    rows: list[list[OcrLine]] = []
     for box in sorted(boxes, key=lambda b: (b.box[1] + b.box[3]) / 2):
-        y0, y1 = box.box[1], box.box[3]
+        centre = (box.box[1] + box.box[3]) / 2
         if rows:
-            r0, r1, members = rows[-1]
-            overlap = min(r1, y1) - max(r0, y0)
-            if overlap >= 0.5 * min(r1 - r0, y1 - y0):
-                members.append(box)
-                rows[-1] = (min(r0, y0), max(r1, y1), members)
+            row = rows[-1]
+            row_centre = statistics.fmean((b.box[1] + b.box[3]) / 2 for b in row)
+            row_height = statistics.median(b.height for b in row)
+            if abs(centre - row_centre) <= 0.5 * min(box.height, row_height):
+                row.append(box)
                 continue
-        rows.append((y0, y1, [box]))
-    return [sorted(members, key=lambda b: b.box[0]) for _, _, members in rows]
+        rows.append([box])
+    return [sorted(row, key=lambda b: b.box[0]) for row in rows]
 
 
 def read_lines(image: Image.Image) -> list[OcrLine]:
     """Recognised text boxes in reading order: rows top to bottom, left to right in a row."""
-    return [box for row in _group_rows(_raw_lines(image)) for box in row]
+    return [box for row in _group_rows(_read(image).lines) for box in row]
 
 
 def _char_width(rows: list[list[OcrLine]]) -> float | None:
@@ -459,6 +536,48 @@ def _indents(rows: list[list[OcrLine]]) -> list[int]:
     return [max(0, round((start - left) / width)) for start in starts]
 
 
+def _table_rows(lines: list[OcrLine], cells: list[Box]) -> list[str]:
+    """Rows of a ruled table in :func:`shredfold.metrics.table_text`'s reading order.
+
+    Each text box belongs to the cell holding its centre; a cell's text is its boxes in
+    reading order joined by spaces (a wrapped cell becomes one line). Cells whose top
+    edges are level form a row, left to right, joined by " | " (empty cells included,
+    all-empty rows dropped); a merged cell belongs to the row where it starts. Text
+    outside the grid comes before or after it, by position.
+    """
+    held: list[list[OcrLine]] = [[] for _ in cells]
+    above: list[OcrLine] = []
+    below: list[OcrLine] = []
+    top = min(cell[1] for cell in cells)
+    for line in lines:
+        cx, cy = (line.box[0] + line.box[2]) / 2, (line.box[1] + line.box[3]) / 2
+        for i, (x0, y0, x1, y1) in enumerate(cells):
+            if x0 <= cx < x1 and y0 <= cy < y1:
+                held[i].append(line)
+                break
+        else:
+            (above if cy < top else below).append(line)
+
+    level = 0.5 * statistics.median(line.height for line in lines)
+    rows: list[list[int]] = []
+    for i in sorted(range(len(cells)), key=lambda i: cells[i][1]):
+        if rows and cells[i][1] - cells[rows[-1][0]][1] <= level:
+            rows[-1].append(i)
+        else:
+            rows.append([i])
+
+    def text(boxes: list[OcrLine]) -> str:
+        return " ".join(box.text for row in _group_rows(boxes) for box in row)
+
+    out = [" ".join(box.text for box in row) for row in _group_rows(above)]
+    for row in rows:
+        texts = [text(held[i]) for i in sorted(row, key=lambda i: cells[i][0])]
+        if any(texts):
+            out.append(" | ".join(texts))
+    out += [" ".join(box.text for box in row) for row in _group_rows(below)]
+    return out
+
+
 def read_text(image: Image.Image, kind: Kind = "prose") -> str:
     """The text on ``image``, one line per text row.
 
@@ -468,13 +587,18 @@ def read_text(image: Image.Image, kind: Kind = "prose") -> str:
       (column width from :func:`_char_width`, measured on the ink, not the text). The
       indentation is therefore relative to the least indented visible line: on a piece
       cut from the middle of a function that is not column 0 of the file.
-    * ``table``: boxes in a row are joined by ``" | "`` when the gap between them is wider
-      than the row's height (a column gap), else by a space (a detector split inside a
-      cell).
+    * ``table``: for a ruled table, one line per table row with cells joined by
+      ``" | "``, in the order of :func:`shredfold.metrics.table_text` (see
+      :func:`_table_rows`). Without both horizontal and vertical rules, boxes in a text
+      row are joined by ``" | "`` when the gap between them is wider than the row's
+      height (a column gap), else by a space (a detector split inside a cell).
     """
-    rows = _group_rows(_raw_lines(image))
-    if not rows:
+    reading = _read(image)
+    if not reading.lines:
         return ""
+    if kind == "table" and reading.cells:
+        return "\n".join(_table_rows(reading.lines, reading.cells))
+    rows = _group_rows(reading.lines)
 
     def join(row: list[OcrLine]) -> str:
         if kind != "table":

@@ -32,7 +32,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from shredfold.models.accounting import estimate_input_tokens
 from shredfold.models.base import Message, Model, ModelCallError, Request, Response
 from shredfold.models.openai_compat import image_size
-from shredfold.prompts.shred import infer_template
+from shredfold.prompts import origami as origami_prompts
+from shredfold.prompts import shred as shred_prompts
 from shredfold.spec import ModelConfig
 from shredfold.store import Store, canonical_json, sha256_bytes
 
@@ -129,6 +130,17 @@ def decode_data_url(url: str) -> bytes:
         raise BadRequest(f"bad base64 image: {exc}") from None
 
 
+def infer_template(prompt: str) -> str:
+    """The benchmark template whose task wording the prompt contains."""
+    errors = []
+    for module in (shred_prompts, origami_prompts):
+        try:
+            return module.infer_template(prompt)
+        except ValueError as exc:
+            errors.append(str(exc))
+    raise BadRequest("; ".join(errors))
+
+
 def to_request(chat: ChatRequest) -> Request:
     messages = []
     for m in chat.messages:
@@ -139,10 +151,7 @@ def to_request(chat: ChatRequest) -> Request:
         else:
             messages.append(Message(role=m.role, text=m.content or ""))
     prompt = "\n\n".join(m.text for m in messages)
-    try:
-        template = infer_template(prompt)
-    except ValueError as exc:
-        raise BadRequest(str(exc)) from None
+    template = infer_template(prompt)
     return Request(template=template, messages=tuple(messages))
 
 

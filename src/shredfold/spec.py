@@ -96,7 +96,9 @@ class BlenderSettings(_Strict):
         default=None, description="Cycles samples per pixel of the paper pass (default: preset's)."
     )
     resolution: Literal[0.25, 0.5, 1.0] | None = Field(
-        default=None, description="Paper pass size as a fraction of the piece's (default: preset's)."
+        default=None,
+        description="Lighting pass size as a fraction of the piece's (default: preset's; "
+        "the textured 'high' preset always shades at full size).",
     )
     crumple: Annotated[float, Field(ge=0.0, le=80.0)] = Field(
         default=24.0, description="Relief of the crumple displacement, px."

@@ -25,6 +25,11 @@ def test_changed_cell_text_lowers_teds_but_not_teds_s() -> None:
     assert teds_s(pred, REF) == 1.0
 
 
+def test_teds_s_is_teds_with_structure_only() -> None:
+    pred = REF.replace("<td>10</td>", "<td>12</td>")
+    assert teds(pred, REF, structure_only=True) == teds_s(pred, REF) == 1.0
+
+
 def test_removed_row_lowers_both() -> None:
     pred = REF.replace("<tr><td>pear</td><td>10</td></tr>", "")
     # Deleting a tr and its two cells costs 3.

@@ -20,6 +20,9 @@ SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "flat-folder"
 LIMIT = 10000  # the limit reference.csv was made with
 PER_DESIGN_SECONDS = 20.0
 OVERALL_SECONDS = 480.0
+# beyond this many layer-order variables (in reference.csv) the setup alone needs
+# gigabytes and minutes, past what a CI test may spend; bench/solver.py covers them
+MAX_VARIABLES = 100_000
 # reference.csv predates Flat-Folder commit c2bf9a7, which re-saved this design with five
 # more faces (same folded states); the shared file is the newer one
 NEWER_FILE = {"054_tanakaoripa_Hexagon.fold"}
@@ -89,6 +92,9 @@ def test_all_designs_match_flat_folder_within_budget():
             skipped.append(name)
             continue
         row = ref[name]
+        if int(row["variables"]) > MAX_VARIABLES:
+            skipped.append(name)
+            continue
         cp = _load(SHARED / "instagram" / name)
         if name not in NEWER_FILE:
             assert cp.n_faces == int(row["faces"]), name
@@ -101,7 +107,8 @@ def test_all_designs_match_flat_folder_within_budget():
             mismatched.append((name, res.status, res.reason, res.states, row["states"]))
     print(
         f"\n{len(matched)} match, {len(timed_out)} over {PER_DESIGN_SECONDS:.0f} s, "
-        f"{len(skipped)} not reached in {OVERALL_SECONDS:.0f} s, mismatched: {mismatched}"
+        f"{len(skipped)} skipped (too big, or past {OVERALL_SECONDS:.0f} s), "
+        f"mismatched: {mismatched}"
     )
     assert not mismatched
     assert len(matched) >= 120

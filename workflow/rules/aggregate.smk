@@ -6,10 +6,12 @@ rule aggregate:
     output:
         leaderboard="results/leaderboard.csv",
         breakdown="results/breakdown.csv",
+        breakdown_origami="results/breakdown_origami.csv",
     log:
         "results/logs/aggregate.log",
     params:
         spec=SPEC,
     shell:
         "{PY} -m shredfold job aggregate --spec {params.spec:q} --tables {input.tables:q} "
-        "--out {output.leaderboard:q} {output.breakdown:q} > {log:q} 2>&1"
+        "--out {output.leaderboard:q} {output.breakdown:q} {output.breakdown_origami:q} "
+        "> {log:q} 2>&1"

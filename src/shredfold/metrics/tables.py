@@ -84,8 +84,11 @@ def parse_html(fragment: str) -> Table:
     def read_row(tr: lxml.html.HtmlElement) -> list[tuple[Cell, bool]]:
         return [
             (
-                Cell(clean_cell_text(cell.text_content()), _span(cell.get("colspan")),
-                     _span(cell.get("rowspan"))),
+                Cell(
+                    clean_cell_text(cell.text_content()),
+                    _span(cell.get("colspan")),
+                    _span(cell.get("rowspan")),
+                ),
                 cell.tag == "th",
             )
             for cell in tr

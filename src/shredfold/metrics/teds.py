@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from apted import APTED, Config
 from rapidfuzz.distance import Levenshtein
 
-from shredfold.metrics.tables import Table, find_table
+from shredfold.metrics.tables import Table, find_table, table_text
 
-__all__ = ["teds", "teds_s", "table_scores"]
+__all__ = ["find_table", "table_scores", "table_text", "teds", "teds_s"]
 
 
 @dataclass(eq=False)
@@ -98,9 +98,12 @@ def _similarity(pred: str, ref: str | Table, *, structure_only: bool) -> float:
     return max(0.0, 1.0 - float(distance) / max(a.size(), b.size()))
 
 
-def teds(pred: str, ref: str | Table) -> float:
-    """TEDS in [0, 1]: structure and cell text. ``pred``: model output; ``ref``: HTML."""
-    return _similarity(pred, ref, structure_only=False)
+def teds(pred: str, ref: str | Table, *, structure_only: bool = False) -> float:
+    """TEDS in [0, 1]: structure and cell text (TEDS-S with ``structure_only=True``).
+
+    ``pred``: the model's answer (HTML or Markdown, maybe inside prose); ``ref``: HTML.
+    """
+    return _similarity(pred, ref, structure_only=structure_only)
 
 
 def teds_s(pred: str, ref: str | Table) -> float:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +21,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from shredfold.models.base import RESPONSE_STAGE, Model, ModelCallError, Request, Response, response_key
+from shredfold.models.base import (
+    RESPONSE_STAGE,
+    Model,
+    ModelCallError,
+    Request,
+    Response,
+    response_key,
+)
 from shredfold.models.registry import build_model
 from shredfold.origami import ENGINE_VERSION
 from shredfold.origami.env import EnvConfig, render_folded, run_episode, silhouette
@@ -36,9 +42,14 @@ from shredfold.origami.tasks import (
     write_mcq,
 )
 from shredfold.plan import Cell, Plan
-from shredfold.prompts.origami import AnswerError, mcq_request, parse_mcq
 from shredfold.prompts.origami import VERSION as PROMPT_VERSION
-from shredfold.stages.query import ReplayOnlyError, cached_response, replay_only_from_env, store_response
+from shredfold.prompts.origami import AnswerError, mcq_request, parse_mcq
+from shredfold.stages.query import (
+    ReplayOnlyError,
+    cached_response,
+    replay_only_from_env,
+    store_response,
+)
 from shredfold.store import Store, atomic_write_bytes, atomic_write_json, content_key, load_json
 
 log = logging.getLogger(__name__)
@@ -299,7 +310,8 @@ def _score_mcq(ikey: str, q: dict[str, Any], store: Store) -> dict[str, Any]:
 
 
 def _score_episode(ikey: str, q: dict[str, Any], store: Store, clip: Any, aligned_iou: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"gs": 0.0, "qe": math.nan, "ss": math.nan, "steps": 0, "turns": 0, "invalid": 0}
+    # None, not NaN: an undefined QE or an absent SS is an empty cell, ignored by averages
+    out: dict[str, Any] = {"gs": 0.0, "qe": None, "ss": None, "steps": 0, "turns": 0, "invalid": 0}
     if q.get("error") is not None or not q.get("episode"):
         return out
     folder = store.path(EPISODE_STAGE, q["episode"])
@@ -309,7 +321,7 @@ def _score_episode(ikey: str, q: dict[str, Any], store: Store, clip: Any, aligne
     target = np.load(store.path(TARGET_STAGE, ikey) / "silhouette.npy")
     final = np.load(folder / "silhouette.npy")
     out["gs"] = round(aligned_iou(final, target), 6)
-    out["qe"] = sum(t["effective"] for t in actions) / len(actions) if actions else math.nan
+    out["qe"] = sum(t["effective"] for t in actions) / len(actions) if actions else None
     out["steps"] = len(actions)
     out["turns"] = len(turns)
     out["invalid"] = sum(not t["valid"] for t in turns)

@@ -1,0 +1,94 @@
+"""The environment's step and the answer parser: bad output is feedback, never a crash."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from shredfold.origami import square_sheet
+from shredfold.origami.env import EnvConfig, run_episode, state_hash, step
+from shredfold.prompts.origami import (
+    Action,
+    AnswerError,
+    Stop,
+    parse_action,
+    parse_mcq,
+    valid_history,
+)
+
+BOOK = '{"start": [0.5, 0], "end": [0.5, 1], "assignment": "V"}'
+
+
+def test_parser_tolerates_fences_and_prose_but_not_extra_fields() -> None:
+    fenced = f"Sure! Here is my fold:\n```json\n{BOOK}\n```\nHope that helps."
+    assert parse_action(fenced) == Action((0.5, 0.0), (0.5, 1.0), "V")
+    assert parse_action("<think>{maybe}</think> I stop. {\"stop\": true}") == Stop()
+    assert parse_action('{"start": 3, "end": 0, "assignment": "M"}') == Action(3, 0, "M")
+    for bad, reason in [
+        ("I would fold it in half.", "not-json"),
+        ('{"start": [0.5, 0], "end": [0.5, 1], "assignment": "V", "why": "x"}', "fields"),
+        ('{"start": [0.5, 0], "end": [0.5, 1], "assignment": "X"}', "value"),
+        ('{"start": [0.5], "end": [0.5, 1], "assignment": "V"}', "value"),
+        ('{"start": true, "end": [0.5, 1], "assignment": "V"}', "value"),
+        ('{"stop": "yes"}', "fields"),
+    ]:
+        with pytest.raises(AnswerError) as err:
+            parse_action(bad)
+        assert err.value.reason == reason
+
+
+def test_mcq_parser() -> None:
+    assert parse_mcq('The answer is ```json\n{"answer": "c"}\n```') == "C"
+    with pytest.raises(AnswerError):
+        parse_mcq('{"answer": "E"}')
+    with pytest.raises(AnswerError):
+        parse_mcq('{"answer": "A", "confidence": 0.9}')
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        ("not json at all", "not-json"),
+        ('{"begin": [0, 0], "end": [1, 1], "assignment": "V"}', "fields"),
+        ('{"start": [5, 5], "end": [6, 7], "assignment": "V"}', "off-sheet"),
+        ('{"start": 99, "end": 0, "assignment": "M"}', "syntax"),
+        ('{"start": [0.5, 0.5], "end": [0.5, 0.5], "assignment": "M"}', "syntax"),
+    ],
+)
+def test_bad_actions_are_rejected_with_a_reason_and_leave_the_state(answer: str, reason: str) -> None:
+    sheet = square_sheet()
+    new, feedback, _ = step(sheet, answer, "fold")
+    assert not feedback.valid and feedback.reason == reason
+    assert state_hash(new) == state_hash(sheet)
+    assert feedback.text().startswith(f"rejected ({reason})")
+
+
+def test_a_valid_fold_changes_the_state() -> None:
+    sheet = square_sheet()
+    new, feedback, action = step(sheet, BOOK, "fold")
+    assert feedback.valid and isinstance(action, Action)
+    assert state_hash(new) != state_hash(sheet)
+
+
+def test_episode_counts_invalid_steps_and_ends_on_stop() -> None:
+    answers = iter(["garbage", '{"start": [9, 9], "end": [9, 8], "assignment": "V"}', BOOK, '{"stop": true}'])
+    prompts: list[str] = []
+
+    def ask(request):  # type: ignore[no-untyped-def]
+        prompts.append(request.text)
+        return next(answers), {}
+
+    ep = run_episode(b"png", EnvConfig(step_limit=10, image_size=64), ask, item=None)
+    assert ep.stopped and ep.steps == 3 and len(ep.turns) == 4
+    assert [t.valid for t in ep.turns] == [False, False, True, True]
+    assert [t.effective for t in ep.turns] == [False, False, True, False]
+    assert all(t.engine_version and len(t.state_hash) == 64 for t in ep.turns)
+    # the history travels in the next prompt; agents read the accepted actions back
+    assert "(invalid answer) -> rejected (not-json)" in prompts[1]
+    assert valid_history(prompts[3]) == [json.loads(BOOK)]
+
+
+def test_episode_stops_at_the_step_limit() -> None:
+    ep = run_episode(b"png", EnvConfig(step_limit=3, image_size=64), lambda r: ("?", {}), item=None)
+    assert not ep.stopped and ep.steps == 3 and all(not t.valid for t in ep.turns)

@@ -1,0 +1,59 @@
+"""Episodes through the loopback OpenAI-compatible server, then replayed from the cache."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from shredfold.models.openai_compat import OpenAICompatible
+from shredfold.origami.designs import builtin_designs
+from shredfold.origami.env import EnvConfig, render_folded, run_episode
+from shredfold.plan import Cell
+from shredfold.server import ChatServer, read_log, serve
+from shredfold.spec import ModelConfig
+from shredfold.stages.origami import CachedAsker
+from shredfold.store import Store
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[ChatServer]:
+    srv = serve("origami-random", port=0, log_path=tmp_path / "requests.jsonl")
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def _run(cell: Cell, store: Store, targets: list[bytes], replay_only: bool) -> tuple[list, CachedAsker]:
+    model = OpenAICompatible(cell.model)
+    asker = CachedAsker(cell, store, replay_only=replay_only, model=model)
+    env = EnvConfig(step_limit=3, image_size=96)
+    try:
+        episodes = [run_episode(t, env, asker, item=None) for t in targets]
+    finally:
+        asker.close()
+    return episodes, asker
+
+
+def test_episodes_over_http_replay_from_cache_with_no_new_requests(served: ChatServer, tmp_path: Path) -> None:
+    config = ModelConfig(id="loop", adapter="openai", base_url=served.url, model="origami-random", max_attempts=1)
+    cell = Cell(benchmark="origami", model=config, identity=OpenAICompatible(config).identity())
+    store = Store(tmp_path / "store")
+    targets = [render_folded(d.target_state(), 96) for d in builtin_designs()[:3]]
+
+    first, asker = _run(cell, store, targets, replay_only=False)
+    log_path = tmp_path / "requests.jsonl"
+    served.wait_idle()
+    n_requests = len(read_log(log_path))
+    assert asker.called == n_requests == sum(len(e.turns) for e in first) > 3
+    assert all(e.error is None for e in first)
+
+    again, asker2 = _run(cell, store, targets, replay_only=True)
+    served.wait_idle()
+    assert asker2.called == 0 and len(read_log(log_path)) == n_requests
+    for a, b in zip(first, again, strict=True):
+        assert [t.state_hash for t in a.turns] == [t.state_hash for t in b.turns]
+        assert [t.answer for t in a.turns] == [t.answer for t in b.turns]

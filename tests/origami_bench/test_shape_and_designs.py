@@ -1,0 +1,52 @@
+"""GS alignment, designs and their tiers, multiple-choice items."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from shredfold.metrics.shape import aligned_iou, iou
+from shredfold.origami.designs import builtin_designs, tier_of
+from shredfold.origami.procedural import random_sequence, replay
+from shredfold.origami.tasks import StateCache, build_mcq, plan_mcq
+from shredfold.spec import TierThresholds
+
+
+def test_gs_ignores_the_squares_symmetries_and_translation() -> None:
+    a = np.zeros((64, 64), bool)
+    a[10:20, 5:40] = True  # a bar
+    moved = np.rot90(np.roll(np.roll(a, 17, axis=0), 9, axis=1))
+    assert iou(a, moved) < 0.2
+    assert aligned_iou(moved, a) == 1.0
+    b = np.zeros_like(a)
+    b[30:40, 30:40] = True
+    assert 0 < aligned_iou(b, a) < 0.5
+    assert aligned_iou(np.zeros_like(a), a) == 0.0
+
+
+def test_builtin_designs_have_categories_tiers_and_sequences() -> None:
+    designs = builtin_designs()
+    assert len(designs) >= 12
+    assert {d.category for d in designs} == {"geometry"}
+    assert sum(d.sequence is not None for d in designs) >= 10
+    t = TierThresholds()
+    assert tier_of(4, 1, t) == "easy" and tier_of(12, 1, t) == "medium" and tier_of(4, 30, t) == "hard"
+
+
+def test_procedural_sequences_are_seeded_and_replayable() -> None:
+    a = random_sequence(np.random.default_rng(3), 3)
+    b = random_sequence(np.random.default_rng(3), 3)
+    assert a == b and len(a) == 3
+    assert len(replay(a)) == 4
+
+
+def test_mcq_items_have_balanced_answers_and_one_right_option() -> None:
+    designs = [d.model_copy(update={"tier": "easy"}) for d in builtin_designs()]
+    specs = plan_mcq(designs, "mcq_causal", 12, seed=0, size=64)
+    assert Counter(s.answer for s in specs) == {0: 3, 1: 3, 2: 3, 3: 3}
+    cache = StateCache()
+    for s in specs[:4]:
+        item = build_mcq(s, designs, 64, cache)
+        assert item.kinds.count("answer") == 1 and item.kinds[s.answer] == "answer"
+        assert len(set(item.options)) == 4 and item.reference not in item.options

@@ -130,7 +130,10 @@ class Plan:
     def cell(self, key: str) -> Cell:
         cell = self.cells_by_query_key.get(key) or self.cells_by_score_key.get(key)
         if cell is None:
-            raise KeyError(f"no cell with key {key} in the plan of {self.spec.path}")
+            raise KeyError(
+                f"no cell with key {key} in the plan of {self.spec.path}: the spec or the code "
+                "changed since Snakemake planned this run; run it again"
+            )
         return cell
 
     def origami_set(self, key: str) -> OrigamiSet:
@@ -140,7 +143,10 @@ class Plan:
 
     def sample_set(self, key: str) -> ShredSet:
         if key not in self.sets:
-            raise KeyError(f"no sample set with key {key} in the plan of {self.spec.path}")
+            raise KeyError(
+                f"no sample set with key {key} in the plan of {self.spec.path}: the spec or the "
+                "code changed since Snakemake planned this run; run it again"
+            )
         return self.sets[key]
 
     @property

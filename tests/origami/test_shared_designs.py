@@ -18,8 +18,8 @@ from shredfold.origami import CreasePattern, read_fold, solve_layers
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "flat-folder"
 LIMIT = 10000  # the limit reference.csv was made with
-PER_DESIGN_SECONDS = 20.0
-OVERALL_SECONDS = 480.0
+PER_DESIGN_SECONDS = 10.0
+OVERALL_SECONDS = 240.0
 # beyond this many layer-order variables (in reference.csv) the setup alone needs
 # gigabytes and minutes, past what a CI test may spend; bench/solver.py covers them
 MAX_VARIABLES = 100_000
@@ -111,16 +111,18 @@ def test_all_designs_match_flat_folder_within_budget():
         f"mismatched: {mismatched}"
     )
     assert not mismatched
-    assert len(matched) >= 120
+    assert len(matched) >= 100
 
 
 @pytest.mark.slow
 def test_unsatisfiable_patterns_are_all_rejected():
     outcomes = {}
     for path in sorted((SHARED / "unsatisfiable").glob("*.fold")):
-        res = solve_layers(_load(path), timeout=PER_DESIGN_SECONDS)
+        # the largest takes about 13 s on a loaded 2-core machine
+        res = solve_layers(_load(path), timeout=60)
         outcomes[path.name] = (res.status, res.reason)
     print(outcomes)
     assert len(outcomes) == 12
-    assert all(status in ("unsatisfiable", "timeout") for status, _ in outcomes.values())
-    assert sum(status == "unsatisfiable" for status, _ in outcomes.values()) >= 9
+    assert all(status == "unsatisfiable" for status, _ in outcomes.values()), outcomes
+    # three fail a vertex's crimp test, the rest only the layer order
+    assert sorted(reason for _, reason in outcomes.values()).count("crimp") == 3

@@ -101,17 +101,30 @@ def confidence(lines: Sequence[Line]) -> float:
     return float(sum(ln.score * len(ln.text) for ln in lines))
 
 
+def best_quarter_turn(rgb: np.ndarray, reader: Reader) -> int:
+    """How many counter-clockwise quarter turns (np.rot90) put the text upright.
+
+    The ink's line direction is ambiguous by a quarter turn on monospace pages, whose
+    characters also line up in columns; reading the inkiest patch in all four turns and
+    keeping the most confident reading settles both that and the half turn.
+    """
+    scores = []
+    for k in range(4):
+        turned = np.ascontiguousarray(np.rot90(rgb, k))
+        scores.append(confidence(reader(Image.fromarray(probe(turned)))))
+    return int(np.argmax(scores))
+
+
 def upright(cluster: Cluster, scraps: Sequence[Scrap], reader: Reader) -> tuple[Cluster, np.ndarray]:
     """The cluster turned the right way up (OCR reads upside-down text badly), and its
-    drawing."""
+    drawing. A quarter turn (rare: a lone monospace piece) turns the drawing only; the
+    cluster's poses, used to order clusters by the page edges they touch, keep the half
+    turn alone."""
     rgb = draw(cluster, scraps)
-    strip = probe(rgb)
-    ahead = confidence(reader(Image.fromarray(strip)))
-    behind = confidence(reader(Image.fromarray(np.ascontiguousarray(strip[::-1, ::-1]))))
-    if behind > ahead:
+    k = best_quarter_turn(rgb, reader)
+    if k >= 2:
         cluster = cluster.flipped(scraps)
-        rgb = np.ascontiguousarray(rgb[::-1, ::-1])
-    return cluster, rgb
+    return cluster, np.ascontiguousarray(np.rot90(rgb, k))
 
 
 def _cuts(rgb: np.ndarray) -> list[int]:

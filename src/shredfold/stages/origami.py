@@ -49,6 +49,7 @@ from shredfold.stages.query import (
     cached_response,
     replay_only_from_env,
     store_response,
+    write_manifest,
 )
 from shredfold.store import Store, atomic_write_bytes, atomic_write_json, content_key, load_json
 
@@ -182,18 +183,7 @@ def run_origami_cell(
     finally:
         asker.close()
     counts = {"called": asker.called, "cached": asker.cached, "errors": errors}
-    atomic_write_json(
-        out,
-        {
-            "cell": cell.name,
-            "query_key": cell.query_key,
-            "model": cell.model.id,
-            "identity": cell.identity,
-            **counts,
-            "items": rows,
-        },
-    )
-    log.info("%s: %s", cell.name, counts)
+    write_manifest(out, cell, counts, rows)
     return counts
 
 

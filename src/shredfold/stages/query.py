@@ -145,6 +145,12 @@ def run_query_cell(
             counts["called"] += 1
             row.update(cached=False, error=None)
         rows.append(row)
+    write_manifest(out, cell, counts, rows)
+    return counts
+
+
+def write_manifest(out: str, cell: Cell, counts: dict[str, int], rows: list[dict[str, Any]]) -> None:
+    """The cell's record of its items: answer keys, errors, what was cached and called."""
     atomic_write_json(
         out,
         {
@@ -157,7 +163,6 @@ def run_query_cell(
         },
     )
     log.info("%s: %s", cell.name, counts)
-    return counts
 
 
 def _ask_all(

@@ -51,19 +51,21 @@ SCHEMA = pa.schema(
 
 
 def score_text(pred: str, truth: str, truth_html: str | None, kind: str, lang: str) -> dict[str, Any]:
-    """Scores of one answer against the ground truth (values in, values out)."""
-    from shredfold.metrics import teds as teds_mod
+    """Scores of one answer against the ground truth (values in, values out).
+
+    Tables: text metrics compare the reading-order text of the tables (the normalizer turns
+    an HTML or Markdown table into it), TEDS/TEDS-S compare their trees.
+    """
+    from shredfold.metrics.teds import teds
     from shredfold.metrics.text import text_scores
 
     answer = parse_answer(pred, kind)
+    scores = text_scores(answer, truth, kind, lang)  # type: ignore[arg-type]
     if kind == "table":
         assert truth_html is not None
-        pred_text = teds_mod.table_text(answer) if teds_mod.find_table(answer) else answer
-        scores = text_scores(pred_text, truth, kind, lang)
-        scores["teds"] = teds_mod.teds(answer, truth_html)
-        scores["teds_s"] = teds_mod.teds(answer, truth_html, structure_only=True)
+        scores["teds"] = teds(answer, truth_html)
+        scores["teds_s"] = teds(answer, truth_html, structure_only=True)
     else:
-        scores = text_scores(answer, truth, kind, lang)
         scores["teds"] = math.nan
         scores["teds_s"] = math.nan
     return scores

@@ -14,7 +14,7 @@ from shredfold.models.base import ModelCallError, Request, Response
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
-VERSION = 1
+VERSION = 2
 
 
 def _ocr_identity() -> dict[str, Any]:

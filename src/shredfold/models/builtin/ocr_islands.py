@@ -2,8 +2,8 @@
 
 This is the "fragments as isolated islands" failure mode: every scrap is read on its own,
 with no attempt to put the page back together. Each scrap is first turned so its text lines
-are horizontal (the OCR's direction classifier settles the remaining 180°), which is what
-any sensible OCR pipeline does with a photographed scrap.
+are horizontal and the right way up (see ``orient.upright``), which is what any sensible OCR
+pipeline does with a photographed scrap.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from shredfold.models.builtin.orient import upright
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
-VERSION = 1
+VERSION = 2
 
 
 def ocr_engine_id() -> str:

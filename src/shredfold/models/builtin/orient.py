@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image
 
-from shredfold.jigsaw.read import Reader, confidence, probe
+from shredfold.jigsaw.read import Reader, best_quarter_turn
 
 
 def ink_points(image: Image.Image, max_points: int = 6000) -> np.ndarray:
@@ -29,8 +29,8 @@ def text_angle(image: Image.Image) -> float:
 
     Text lines make the ink's projection onto the axis normal to them peaky; the angle that
     maximises the sum of squared histogram counts is the line direction. A coarse 1° scan is
-    refined at 0.1°. Turning the image clockwise by this angle makes lines horizontal (up to
-    a 180° flip, which the OCR's direction classifier resolves).
+    refined at 0.1°. Turning the image clockwise by this angle makes lines horizontal, up to
+    a half turn (settled by :func:`upright`).
     """
     pts = ink_points(image)
     if len(pts) < 50:
@@ -63,9 +63,9 @@ def text_angle(image: Image.Image) -> float:
 def upright(image: Image.Image, reader: Reader | None = None) -> Image.Image:
     """The scrap turned so its text lines are horizontal and the right way up, on white.
 
-    The line direction comes from the ink; the remaining half turn is settled by reading the
-    inkiest patch both ways up and keeping the more confident reading (the OCR reads
-    upside-down text badly, so the confidences differ clearly).
+    The line direction comes from the ink, up to a quarter turn (monospace characters line
+    up in columns too); the rest is settled by reading the inkiest patch in all four turns
+    and keeping the most confident reading (see ``jigsaw.read.best_quarter_turn``).
     """
     angle = text_angle(image)
     rgba = image.convert("RGBA")
@@ -75,9 +75,5 @@ def upright(image: Image.Image, reader: Reader | None = None) -> Image.Image:
     white.alpha_composite(turned)
     rgb = np.asarray(white.convert("RGB"))
     if reader is not None:
-        patch = probe(rgb)
-        ahead = confidence(reader(Image.fromarray(patch)))
-        behind = confidence(reader(Image.fromarray(np.ascontiguousarray(patch[::-1, ::-1]))))
-        if behind > ahead:
-            rgb = np.ascontiguousarray(rgb[::-1, ::-1])
+        rgb = np.ascontiguousarray(np.rot90(rgb, best_quarter_turn(rgb, reader)))
     return Image.fromarray(rgb)

@@ -1,0 +1,38 @@
+import math
+
+from shredfold.stages.score import score_text
+
+TABLE = (
+    '<table><thead><tr><th>City</th><th>Rain</th></tr></thead>'
+    '<tbody><tr><td>Oslo</td><td>12</td></tr><tr><td colspan="2">Total 12</td></tr></tbody></table>'
+)
+
+
+def test_a_perfect_prose_answer_scores_perfectly_and_has_no_teds():
+    s = score_text("Here is the text:\nHello world.\nSecond line.", "Hello world.\nSecond line.", None, "prose", "en")
+    assert s["ned"] == 0.0 and s["bleu"] == 1.0 and s["rouge_l"] == 1.0
+    assert math.isnan(s["teds"]) and "bleu" in s["signature"]
+
+
+def test_code_is_taken_from_its_fence_with_indentation():
+    truth = "def f():\n    return 1"
+    s = score_text("```python\ndef f():\n    return 1\n```", truth, None, "code", "en")
+    assert s["ned"] == 0.0
+    assert score_text("def f():\nreturn 1", truth, None, "code", "en")["ned"] > 0
+
+
+def test_tables_get_teds_and_text_scores():
+    from shredfold.metrics.tables import table_text
+
+    truth = table_text(TABLE)
+    good = score_text(f"Sure!\n{TABLE}\nDone.", truth, TABLE, "table", "en")
+    assert good["teds"] == 1.0 and good["teds_s"] == 1.0 and good["ned"] == 0.0
+    wrong_cell = score_text(TABLE.replace("Oslo", "Osla"), truth, TABLE, "table", "en")
+    assert 0.9 < wrong_cell["teds"] < 1.0 and wrong_cell["teds_s"] == 1.0
+    plain = score_text(truth, truth, TABLE, "table", "en")
+    assert plain["teds"] == 0.0 and plain["ned"] == 0.0
+
+
+def test_an_empty_answer_is_the_worst_score():
+    s = score_text("", "Some text here.", None, "prose", "en")
+    assert s["ned"] == 1.0 and s["bleu"] == 0.0 and s["rouge_l"] == 0.0

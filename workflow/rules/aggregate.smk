@@ -9,9 +9,7 @@ rule aggregate:
         breakdown_origami="results/breakdown_origami.csv",
     log:
         "results/logs/aggregate.log",
-    params:
-        spec=SPEC,
     shell:
-        "{PY} -m shredfold job aggregate --spec {params.spec:q} --tables {input.tables:q} "
+        "{PY} -m shredfold job aggregate --spec {SPEC:q} --tables {input.tables:q} "
         "--out {output.leaderboard:q} {output.breakdown:q} {output.breakdown_origami:q} "
         "> {log:q} 2>&1"

@@ -16,6 +16,8 @@ except (SpecError, ValueError) as exc:
     raise WorkflowError(f"invalid spec: {exc}") from None
 
 PY = sys.executable
+# Not a rule param: Snakemake re-runs jobs whose params change, and the same cell planned
+# from another spec file (say, one that adds a model) must stay done. Keys carry identity.
 SPEC = str(PLAN.spec.path)
 KEY = "[0-9a-f]{64}"
 ATTEMPT = "(-r[1-9][0-9]*)?"

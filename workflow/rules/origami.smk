@@ -21,10 +21,8 @@ rule origami_set:
         "results/logs/origami/set/{task}/{tier}/{key}.log",
     wildcard_constraints:
         key=KEY,
-    params:
-        spec=SPEC,
     shell:
-        "{PY} -m shredfold job origami-set --spec {params.spec:q} --key {wildcards.key} "
+        "{PY} -m shredfold job origami-set --spec {SPEC:q} --key {wildcards.key} "
         "--out {output.manifest:q} > {log:q} 2>&1"
 
 
@@ -42,10 +40,8 @@ rule origami_run:
         attempt=ATTEMPT,
     resources:
         **ENDPOINT_RESOURCES,
-    params:
-        spec=SPEC,
     shell:
-        "{PY} -m shredfold job origami-run {REPLAY}--spec {params.spec:q} --key {wildcards.key} "
+        "{PY} -m shredfold job origami-run {REPLAY}--spec {SPEC:q} --key {wildcards.key} "
         "--out {output.manifest:q} > {log:q} 2>&1"
 
 
@@ -61,8 +57,6 @@ rule origami_score:
     wildcard_constraints:
         key=KEY,
         attempt=ATTEMPT,
-    params:
-        spec=SPEC,
     shell:
-        "{PY} -m shredfold job origami-score --spec {params.spec:q} --key {wildcards.key} "
+        "{PY} -m shredfold job origami-score --spec {SPEC:q} --key {wildcards.key} "
         "--input {input.episodes:q} --out {output.table:q} > {log:q} 2>&1"

@@ -12,8 +12,6 @@ rule query:
         attempt=ATTEMPT,
     resources:
         **ENDPOINT_RESOURCES,
-    params:
-        spec=SPEC,
     shell:
-        "{PY} -m shredfold job query {REPLAY}--spec {params.spec:q} --key {wildcards.key} "
+        "{PY} -m shredfold job query {REPLAY}--spec {SPEC:q} --key {wildcards.key} "
         "--out {output.manifest:q} > {log:q} 2>&1"

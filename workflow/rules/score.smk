@@ -10,8 +10,6 @@ rule score:
     wildcard_constraints:
         key=KEY,
         attempt=ATTEMPT,
-    params:
-        spec=SPEC,
     shell:
-        "{PY} -m shredfold job score --spec {params.spec:q} --key {wildcards.key} "
+        "{PY} -m shredfold job score --spec {SPEC:q} --key {wildcards.key} "
         "--input {input.responses:q} --out {output.table:q} > {log:q} 2>&1"

@@ -7,8 +7,6 @@ rule shred:
         "results/logs/shred/{domain}/N{n}/{key}.log",
     wildcard_constraints:
         key=KEY,
-    params:
-        spec=SPEC,
     shell:
-        "{PY} -m shredfold job shred --spec {params.spec:q} --key {wildcards.key} "
+        "{PY} -m shredfold job shred --spec {SPEC:q} --key {wildcards.key} "
         "--out {output.manifest:q} > {log:q} 2>&1"

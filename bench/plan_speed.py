@@ -28,7 +28,7 @@ def main() -> None:
         subprocess.run([sys.executable, str(ROOT / "bench" / "make_corpus.py"), str(corpus)], check=True)
         paper = (ROOT / "specs" / "paper.yaml").read_text()
         spec_text = paper.replace("documents_per_domain: 6", "documents_per_domain: 126").replace(
-            "    builtin: true", f"    jsonl: {corpus}"
+            "    builtin: true", f"    jsonl: {corpus}", 1
         )
         spec = work / "specs" / "paper756.yaml"
         spec.parent.mkdir()

@@ -56,6 +56,7 @@ the bpy wheel's version enters the key.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import os
@@ -275,6 +276,7 @@ def _threads() -> int:
     return max(1, int(os.environ.get("SHREDFOLD_BLENDER_THREADS", "1")))
 
 
+@functools.cache
 def _bpy_version() -> str:
     """The installed bpy wheel (its version fixes Blender's build), without importing it."""
     try:

@@ -14,12 +14,10 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from shredfold.models.base import (
     RESPONSE_STAGE,
@@ -51,7 +49,8 @@ from shredfold.stages.query import (
     store_response,
     write_manifest,
 )
-from shredfold.store import Store, atomic_write_bytes, atomic_write_json, content_key, load_json
+from shredfold.stages.score import write_cell_table
+from shredfold.store import Store, atomic_write_json, content_key, load_json
 
 log = logging.getLogger(__name__)
 
@@ -277,10 +276,7 @@ def score_origami_cell(plan: Plan, key: str, run_manifest: str, out: str, store:
         else:
             row.update(_score_mcq(ikey, q, store))
         rows.append(row)
-    table = pa.Table.from_pylist(rows, schema=SCHEMA)
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd")
-    atomic_write_bytes(Path(out), sink.getvalue().to_pybytes())
+    write_cell_table(rows, SCHEMA, out)
     log.info("%s: %d rows scored", cell.name, len(rows))
     return len(rows)
 

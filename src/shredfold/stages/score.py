@@ -113,9 +113,13 @@ def run_score_cell(plan: Plan, key: str, query_manifest: str, out: str, store: S
                 "response": q.get("response"),
             }
         )
-    table = pa.Table.from_pylist(rows, schema=SCHEMA)
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd")
-    atomic_write_bytes(Path(out), sink.getvalue().to_pybytes())
+    write_cell_table(rows, SCHEMA, out)
     log.info("%s: %d rows scored", cell.name, len(rows))
     return len(rows)
+
+
+def write_cell_table(rows: list[dict[str, Any]], schema: pa.Schema, out: str) -> None:
+    """One cell's Parquet table, written atomically (a crash never leaves half a table)."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), sink, compression="zstd")
+    atomic_write_bytes(Path(out), sink.getvalue().to_pybytes())

@@ -185,10 +185,8 @@ def trace_faces(points: np.ndarray, edges: np.ndarray) -> Faces:
             h = nxt_list[h]
         loops.append(np.asarray(cycle, dtype=np.int64))
     loop_of = np.asarray(loop_of_list, dtype=np.int64)
-    areas = np.array([_signed_area(points[lp]) for lp in loops])
+    # shoelace: each half-edge adds the cross product of its end points to its loop
+    p, q = points[origin], points[dest]
+    cross = p[:, 0] * q[:, 1] - q[:, 0] * p[:, 1]
+    areas = 0.5 * np.bincount(loop_of, weights=cross, minlength=len(loops))
     return Faces(loops=tuple(loops), loop_areas=areas, halfedge_loop=loop_of)
-
-
-def _signed_area(p: np.ndarray) -> float:
-    x, y = p[:, 0], p[:, 1]
-    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y))

@@ -98,12 +98,15 @@ def _build_cells(geometry: FoldedGeometry, eps: float) -> Cells:
 
     # faces toggled when crossing each segment
     ef = pattern.edges_faces
-    toggles = []
-    for s in range(len(arr.edges)):
-        fs = ef[arr.edge_sources(s)].ravel()
-        fs = fs[fs >= 0]
-        vals, counts = np.unique(fs, return_counts=True)
-        toggles.append(frozenset(vals[counts % 2 == 1].tolist()))
+    n_seg = len(arr.edges)
+    seg_of = np.repeat(np.arange(n_seg), np.diff(arr.sources_indptr))
+    seg_of, face = np.repeat(seg_of, 2), ef[arr.sources].ravel()
+    inside = face >= 0
+    key, count = np.unique(seg_of[inside] * pattern.n_faces + face[inside], return_counts=True)
+    key = key[count % 2 == 1]  # a face crossed an even number of times stays as it was
+    bounds = np.searchsorted(key, np.arange(n_seg + 1) * pattern.n_faces)
+    odd_faces = (key % pattern.n_faces).tolist()
+    toggles = [frozenset(odd_faces[bounds[s] : bounds[s + 1]]) for s in range(n_seg)]
 
     hl = traced.halfedge_loop.reshape(-1, 2)
     left, right = region[hl[:, 0]], region[hl[:, 1]]

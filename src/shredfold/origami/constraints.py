@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 import numpy as np
-from scipy.sparse import coo_matrix
+from scipy.sparse import coo_matrix, csr_matrix
 from scipy.sparse.csgraph import connected_components
 
 from .cells import Cells
@@ -140,14 +140,40 @@ class Problem:
     def n_vars(self) -> int:
         return len(self.pairs)
 
+    @cached_property
+    def _pair_index(self) -> KeyIndex:
+        return KeyIndex(self.pairs[:, 0] * self.n_faces + self.pairs[:, 1], self.n_faces**2)
+
     def var_index(self, f: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         lo, hi = np.minimum(f, g), np.maximum(f, g)
-        key = lo * self.n_faces + hi
-        keys = self.pairs[:, 0] * self.n_faces + self.pairs[:, 1]
-        idx = np.searchsorted(keys, key)
-        if np.any(idx >= len(keys)) or np.any(keys[np.minimum(idx, len(keys) - 1)] != key):
+        idx = self._pair_index(lo * self.n_faces + hi)
+        if np.any(idx < 0):
             raise ValueError("constraint reads a pair of faces that do not overlap")
         return idx, f > g
+
+
+# a dense key -> position table up to this many entries (int32: 64 MB), binary search above
+DENSE_KEYS = 1 << 24
+
+
+class KeyIndex:
+    """Position of integer keys in a sorted array of distinct keys in [0, space), -1 where
+    absent."""
+
+    def __init__(self, keys: np.ndarray, space: int) -> None:
+        self.keys = keys
+        self.table: np.ndarray | None = None
+        if space <= DENSE_KEYS:
+            self.table = np.full(max(space, 1), -1, np.int32)
+            self.table[keys] = np.arange(len(keys), dtype=np.int32)
+
+    def __call__(self, key: np.ndarray) -> np.ndarray:
+        if self.table is not None:
+            return self.table[key].astype(np.int64)
+        if len(self.keys) == 0:
+            return np.full(len(key), -1, np.int64)
+        idx = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
+        return np.where(self.keys[idx] == key, idx, -1)
 
 
 @cache
@@ -162,12 +188,47 @@ def _combinations(k: int, r: int) -> np.ndarray:
     return np.stack([np.repeat(i, n), np.repeat(j, n), ll], axis=1).astype(np.int64)
 
 
-def _cell_combinations(cell_faces: tuple[np.ndarray, ...], r: int, n_faces: int) -> np.ndarray:
-    """All r-subsets of faces sharing a cell, as rows sorted ascending, deduplicated."""
+def maximal_stacks(cells: Cells) -> list[np.ndarray]:
+    """The cells' face sets, without duplicates and without sets contained in a neighbour's.
+
+    Every pair or triple of faces sharing a cell shares one of these stacks: a set inside a
+    neighbouring cell's set adds nothing, and neighbouring cells mostly differ by a face or
+    two (on large designs this drops 80-90 % of the triples before any deduplication).
+    """
+    faces = cells.cell_faces
+    sizes = np.array([len(f) for f in faces], np.int64)
+    n_faces = int(max((f.max() for f in faces if len(f)), default=-1)) + 1
+    incidence = _incidence(faces, n_faces)
+    a, b = cells.segment_cells[:, 0], cells.segment_cells[:, 1]
+    ok = (a >= 0) & (b >= 0) & (a != b)
+    a, b = a[ok], b[ok]
+    small, big = np.where(sizes[a] <= sizes[b], a, b), np.where(sizes[a] <= sizes[b], b, a)
+    shared = np.asarray(incidence[small].multiply(incidence[big]).sum(axis=1)).ravel()
+    inside = (shared == sizes[small]) & (sizes[small] < sizes[big])
+    dropped = np.zeros(len(faces), bool)
+    dropped[small[inside]] = True
+    distinct = {f.tobytes(): f for f, d in zip(faces, dropped, strict=True) if not d}
+    return list(distinct.values())
+
+
+def _incidence(cell_faces: tuple[np.ndarray, ...], n_faces: int) -> csr_matrix:
+    """Cells x faces, 1 where the face covers the cell."""
+    sizes = np.array([len(f) for f in cell_faces], np.int64)
+    return csr_matrix(
+        (
+            np.ones(int(sizes.sum()), np.int32),
+            np.concatenate([*cell_faces, np.zeros(0, np.int64)]),
+            np.concatenate([[0], np.cumsum(sizes)]),
+        ),
+        shape=(len(cell_faces), max(n_faces, 1)),
+    )
+
+
+def _cell_combinations(stacks: list[np.ndarray], r: int, n_faces: int) -> tuple[np.ndarray, np.ndarray]:
+    """All r-subsets of faces sharing a stack, as rows sorted ascending, deduplicated, and
+    their keys (the row read as base-``n_faces`` digits), ascending."""
     by_size: dict[int, list[np.ndarray]] = {}
-    # neighbouring cells often hold the same layers; each distinct stack is enough once
-    distinct = {f.tobytes(): f for f in cell_faces if len(f) >= r}
-    for faces in distinct.values():
+    for faces in (f for f in stacks if len(f) >= r):
         by_size.setdefault(len(faces), []).append(faces)
     weights = n_faces ** np.arange(r - 1, -1, -1, dtype=np.int64)
     keys = []
@@ -175,21 +236,27 @@ def _cell_combinations(cell_faces: tuple[np.ndarray, ...], r: int, n_faces: int)
         idx = _combinations(k, r)
         stack = np.stack(group)  # (n_cells, k), each row ascending
         # encode each subset as one integer so deduplication is a 1-D sort
-        keys.append(np.unique(stack[:, idx] @ weights))
+        key = stack[:, idx[:, 0]] * weights[0]
+        for c in range(1, r):
+            key += stack[:, idx[:, c]] * weights[c]
+        keys.append(key.ravel())
     if not keys:
-        return np.zeros((0, r), np.int64)
-    key = np.unique(np.concatenate(keys))
-    return np.stack([(key // w) % n_faces for w in weights], axis=1)
+        return np.zeros((0, r), np.int64), np.zeros(0, np.int64)
+    key = np.concatenate(keys)
+    key.sort()
+    key = key[np.r_[True, key[1:] != key[:-1]]]
+    return np.stack([(key // w) % n_faces for w in weights], axis=1), key
 
 
 def build_problem(geometry: FoldedGeometry, cells: Cells) -> Problem:
     pattern = geometry.pattern
     n_f = pattern.n_faces
-    pairs = _cell_combinations(cells.cell_faces, 2, n_f)
+    stacks = maximal_stacks(cells)
+    pairs, _ = _cell_combinations(stacks, 2, n_f)
 
     tt, tto, trt = _edge_constraints(geometry, cells)
     tt_a, tto_a = _unique_rows(tt), _unique_rows(tto)
-    trans = _drop_implied_transitivity(_cell_combinations(cells.cell_faces, 3, n_f), tt_a, tto_a, n_f)
+    trans = _drop_implied_transitivity(*_cell_combinations(stacks, 3, n_f), tt_a, tto_a, n_f)
     faces_by_type = [tt_a, tto_a, _unique_rows(trt), trans]
     problem_vars, problem_flip = [], []
     proto = Problem(n_f, pairs, (), (), (), np.zeros(0, np.int8))
@@ -228,9 +295,10 @@ def _triple_keys(t: np.ndarray, n: int) -> np.ndarray:
 
 
 def _drop_implied_transitivity(
-    trans: np.ndarray, tt: np.ndarray, tto: np.ndarray, n: int
+    trans: np.ndarray, keys: np.ndarray, tt: np.ndarray, tto: np.ndarray, n: int
 ) -> np.ndarray:
-    """Remove transitivity triples that other constraints already enforce.
+    """Remove transitivity triples (with their sorted ``keys``) that other constraints
+    already enforce.
 
     A taco-taco or taco-tortilla constraint only admits orders of its faces without cycles,
     so any triple inside one is implied. And tacos whose folds all cross one tortilla face
@@ -239,10 +307,13 @@ def _drop_implied_transitivity(
     """
     if len(trans) == 0:
         return trans
-    keys = _triple_keys(trans, n)
     inside = [_triple_keys(tt[:, list(c)], n) for c in ((0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3))]
     inside.append(_triple_keys(tto, n))
-    implied = np.isin(keys, np.concatenate(inside))
+    # few constraint triples against many sorted transitivity keys: search the small side
+    hit = np.concatenate(inside)
+    pos = np.minimum(np.searchsorted(keys, hit), len(keys) - 1)
+    implied = np.zeros(len(keys), bool)
+    implied[pos[keys[pos] == hit]] = True
     if len(tto):
         # nodes (c, a): face a seen from tortilla c; tacos (a, b) over c join (c, a)-(c, b)
         node_a = tto[:, 2] * n + tto[:, 0]
@@ -252,16 +323,13 @@ def _drop_implied_transitivity(
         half = len(node_a)
         graph = coo_matrix((np.ones(half), (inv[:half], inv[half:])), shape=(m, m))
         _, label = connected_components(graph, directed=False)
+        node_index = KeyIndex(nodes, n * n)
         for c, a, b in ((2, 0, 1), (0, 1, 2), (1, 0, 2)):
-            la = _node_label(nodes, label, trans[:, c] * n + trans[:, a])
-            lb = _node_label(nodes, label, trans[:, c] * n + trans[:, b])
-            implied |= (la >= 0) & (la == lb)
+            ia = node_index(trans[:, c] * n + trans[:, a])
+            ib = node_index(trans[:, c] * n + trans[:, b])
+            both = (ia >= 0) & (ib >= 0)
+            implied[both] |= label[ia[both]] == label[ib[both]]
     return trans[~implied]
-
-
-def _node_label(nodes: np.ndarray, label: np.ndarray, key: np.ndarray) -> np.ndarray:
-    idx = np.minimum(np.searchsorted(nodes, key), len(nodes) - 1)
-    return np.where(nodes[idx] == key, label[idx], -1)
 
 
 def _edge_constraints(
@@ -315,14 +383,13 @@ def _edge_constraints(
 
     # faces covering both sides of a segment pass under (or over) the edges along it
     c1, c2 = cells.segment_cells[:, 0], cells.segment_cells[:, 1]
-    through_seg, through_face = [], []
-    for s in np.flatnonzero((c1 >= 0) & (c2 >= 0) & (counts > 0)).tolist():
-        t = np.intersect1d(cells.cell_faces[c1[s]], cells.cell_faces[c2[s]], assume_unique=True)
-        if len(t):
-            through_seg.append(np.full(len(t), s))
-            through_face.append(t)
-    if through_seg:
-        ts, tf = np.concatenate(through_seg), np.concatenate(through_face)
+    segs = np.flatnonzero((c1 >= 0) & (c2 >= 0) & (counts > 0))
+    if len(segs):
+        cover = _incidence(cells.cell_faces, pattern.n_faces)
+        both = cover[c1[segs]].multiply(cover[c2[segs]]).tocsr()
+        both.sort_indices()
+        ts = segs[np.repeat(np.arange(len(segs)), np.diff(both.indptr))]
+        tf = both.indices.astype(np.int64)
         n = counts[ts]
         entry = np.repeat(start[ts] - np.cumsum(n) + n, n) + np.arange(int(n.sum()))
         f = np.repeat(tf, n)
@@ -337,4 +404,7 @@ def _edge_constraints(
 
 def _unique_rows(rows: np.ndarray) -> np.ndarray:
     rows = np.asarray(rows, dtype=np.int64)
-    return rows if len(rows) == 0 else np.unique(rows, axis=0)
+    if len(rows) == 0:
+        return rows
+    rows = rows[np.lexsort(rows.T[::-1])]
+    return rows[np.r_[True, (rows[1:] != rows[:-1]).any(axis=1)]]

@@ -59,11 +59,6 @@ def fold_geometry(
     weight = (length.max() * 2 - length[eids]) + 1e-12
     graph = coo_matrix((weight, (ef[eids, 0], ef[eids, 1])), shape=(n_f, n_f))
     tree = minimum_spanning_tree(graph + graph.T).tocoo()
-    # find which crease each tree edge crosses
-    key_to_edge = {}
-    for e in eids:
-        a, b = ef[e]
-        key_to_edge[(min(a, b), max(a, b))] = e
     tree_sym = coo_matrix(
         (np.ones(2 * tree.nnz), (np.r_[tree.row, tree.col], np.r_[tree.col, tree.row])),
         shape=(n_f, n_f),
@@ -72,17 +67,33 @@ def fold_geometry(
     if len(order) != n_f:
         raise ValueError("crease pattern faces are not connected")
 
+    # the crease each tree edge crosses: look the face pair up among the inner edges
+    lo, hi = np.minimum(ef[eids, 0], ef[eids, 1]), np.maximum(ef[eids, 0], ef[eids, 1])
+    pair_key = lo * n_f + hi
+    by_key = np.argsort(pair_key, kind="stable")
+    child = order[1:]
+    par = parent[child]
+    want = np.minimum(par, child) * n_f + np.maximum(par, child)
+    # the last of equal keys, as a dict filled in edge order would keep
+    crossed = eids[by_key[np.searchsorted(pair_key[by_key], want, side="right") - 1]]
+
     reflect = np.isin(pattern.assignments, FOLDS)
+    step = np.broadcast_to(np.eye(3), (len(child), 3, 3)).copy()
+    folds = reflect[crossed]
+    step[folds] = _reflections(seg[crossed[folds]])
     transforms = np.empty((n_f, 3, 3))
     transforms[root] = np.eye(3) if root_transform is None else root_transform
-    for f in order[1:]:
-        p = parent[f]
-        e = key_to_edge[(min(p, f), max(p, f))]
-        t = transforms[p]
-        transforms[f] = t @ _reflection(seg[e]) if reflect[e] else t
+    depth = np.zeros(n_f, np.int64)
+    for f, p in zip(child.tolist(), par.tolist(), strict=True):
+        depth[f] = depth[p] + 1
+    # compose level by level: a face's parent is always one level up
+    level = depth[child]
+    for d in range(1, int(level.max(initial=0)) + 1):
+        at = np.flatnonzero(level == d)
+        transforms[child[at]] = transforms[par[at]] @ step[at]
 
     # folded vertex positions from each face, then agreement between faces
-    inc_face = np.concatenate([np.full(len(lp), i) for i, lp in enumerate(pattern.faces)])
+    inc_face = np.repeat(np.arange(n_f), [len(lp) for lp in pattern.faces])
     inc_vert = np.concatenate(pattern.faces)
     p = pattern.vertices[inc_vert]
     t = transforms[inc_face]
@@ -109,15 +120,17 @@ def fold_geometry(
     )
 
 
-def _reflection(seg: np.ndarray) -> np.ndarray:
-    (x0, y0), (x1, y1) = seg
-    dx, dy = x1 - x0, y1 - y0
+def _reflections(seg: np.ndarray) -> np.ndarray:
+    """(k, 3, 3) affine reflections across the lines through segments ``seg`` (k, 2, 2)."""
+    x0, y0 = seg[:, 0, 0], seg[:, 0, 1]
+    dx, dy = seg[:, 1, 0] - x0, seg[:, 1, 1] - y0
     n2 = dx * dx + dy * dy
     a, b = (dx * dx - dy * dy) / n2, 2 * dx * dy / n2
-    m = np.array([[a, b], [b, -a]])
-    out = np.eye(3)
-    out[:2, :2] = m
-    out[:2, 2] = np.array([x0, y0]) - m @ np.array([x0, y0])
+    out = np.zeros((len(seg), 3, 3))
+    out[:, 0, 0], out[:, 0, 1], out[:, 1, 0], out[:, 1, 1] = a, b, b, -a
+    out[:, 0, 2] = x0 - (a * x0 + b * y0)
+    out[:, 1, 2] = y0 - (b * x0 - a * y0)
+    out[:, 2, 2] = 1.0
     return out
 
 

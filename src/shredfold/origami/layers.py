@@ -14,7 +14,7 @@ from typing import Literal
 
 import numpy as np
 from pysat.solvers import Solver
-from scipy.sparse import coo_matrix
+from scipy.sparse import coo_matrix, csr_matrix
 from scipy.sparse.csgraph import connected_components
 
 from .cells import OverlapError, build_cells
@@ -186,31 +186,57 @@ def face_orders(problem: Problem, assign: np.ndarray, geometry: FoldedGeometry) 
 # ---- propagation ----------------------------------------------------------------------
 
 
-def _incidence(problem: Problem) -> list[tuple[np.ndarray, np.ndarray]]:
+def _incidence(problem: Problem) -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """Per constraint type, CSR lists of the constraints reading each variable."""
     out = []
     for cv in problem.cons_vars:
-        flat = cv.ravel()
-        rows = np.repeat(np.arange(len(cv)), cv.shape[1])
-        order = np.argsort(flat, kind="stable")
-        indptr = np.searchsorted(flat[order], np.arange(problem.n_vars + 1))
-        out.append((indptr, rows[order]))
+        m, k = cv.shape
+        rows = np.repeat(np.arange(m, dtype=np.int32), k)
+        # scipy's COO -> CSR conversion is a counting sort, far cheaper than argsort here
+        mat = csr_matrix(
+            (np.ones(m * k, np.int8), (cv.ravel(), rows)), shape=(problem.n_vars, max(m, 1))
+        )
+        out.append((mat.indptr, mat.indices, m))
     return out
 
 
-def _gather(indptr: np.ndarray, rows: np.ndarray, vars_: np.ndarray) -> np.ndarray:
+def _gather(indptr: np.ndarray, rows: np.ndarray, n_rows: int, vars_: np.ndarray) -> np.ndarray:
     starts, ends = indptr[vars_], indptr[vars_ + 1]
     lens = ends - starts
     total = int(lens.sum())
     if total == 0:
         return np.zeros(0, np.int64)
     offs = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(total)
-    return np.unique(rows[offs])
+    hit = rows[offs]
+    if total * 16 < n_rows:
+        return np.unique(hit)
+    # a mask over all rows beats sorting once a wave touches a fair share of them
+    mask = np.zeros(n_rows, bool)
+    mask[hit] = True
+    return np.flatnonzero(mask)
 
 
-def _codes(kind: int, problem: Problem, assign: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    v = assign[problem.cons_vars[kind][rows]]
-    v = np.where(problem.cons_flip[kind][rows] & (v > 0), 3 - v, v)
-    return v.astype(np.int64) @ (3 ** np.arange(len(PAIRS[kind])))
+_SWAP = np.array([0, 2, 1], np.int8)
+
+
+def _signed(problem: Problem) -> list[np.ndarray]:
+    """Per constraint type, 2 * variable + flip: an index into ``_both(assign)``."""
+    return [
+        (cv.astype(np.int64) << 1) | fl for cv, fl in zip(problem.cons_vars, problem.cons_flip, strict=True)
+    ]
+
+
+def _both(assign: np.ndarray) -> np.ndarray:
+    """Each variable's value as read by its lower face, then by its higher face."""
+    return np.stack([assign, _SWAP[assign]], axis=1).ravel()
+
+
+def _codes(signed: np.ndarray, both: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    v = both[signed[rows]]
+    code = v[:, 0].astype(np.int32)
+    for i in range(1, v.shape[1]):
+        code += v[:, i].astype(np.int32) * 3**i
+    return code
 
 
 def _propagate(
@@ -218,6 +244,8 @@ def _propagate(
 ) -> tuple[int, int] | None:
     """Unit propagation in waves; returns (type, constraint row) of a conflict or None."""
     inc = _incidence(problem)
+    signed = _signed(problem)
+    both = _both(assign)
     tables = [table(k) for k in range(4)]
     while len(frontier):
         _tick(deadline)
@@ -226,7 +254,7 @@ def _propagate(
             rows = _gather(*inc[kind], frontier)
             if len(rows) == 0:
                 continue
-            code = _codes(kind, problem, assign, rows)
+            code = _codes(signed[kind], both, rows)
             st = tables[kind].status[code]
             bad = np.flatnonzero(st == CONFLICT)
             if len(bad):
@@ -254,10 +282,12 @@ def _propagate(
             return _blame(problem, inc, var)
         frontier, vals = nv[first], vals[first]
         assign[frontier] = vals
+        both[2 * frontier] = vals
+        both[2 * frontier + 1] = _SWAP[vals]
     return None
 
 
-def _blame(problem: Problem, inc: list[tuple[np.ndarray, np.ndarray]], var: int) -> tuple[int, int]:
+def _blame(problem: Problem, inc: list[tuple[np.ndarray, np.ndarray, int]], var: int) -> tuple[int, int]:
     for kind in range(4):
         rows = _gather(*inc[kind], np.array([var]))
         if len(rows):
@@ -274,13 +304,15 @@ def _components(problem: Problem, assign: np.ndarray) -> tuple[list[np.ndarray],
     n = problem.n_vars
     src, dst = [], []
     live_rows = []
+    signed = _signed(problem)
+    both = _both(assign)
     for kind in range(4):
         cv = problem.cons_vars[kind]
         if len(cv) == 0:
             live_rows.append(np.zeros(0, np.int64))
             continue
         rows = np.arange(len(cv))
-        st = table(kind).status[_codes(kind, problem, assign, rows)]
+        st = table(kind).status[_codes(signed[kind], both, rows)]
         live = rows[st == ALIVE]
         live_rows.append(live)
         vs = cv[live]

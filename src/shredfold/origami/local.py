@@ -44,49 +44,63 @@ def check_local(pattern: CreasePattern) -> LocalReport:
     Unassigned (U) creases count as either letter for Maekawa; the crimp test, which needs
     the letters, runs only where every crease is M or V.
     """
-    out: list[VertexViolation] = []
     seg = pattern.segments
     feature = float(np.hypot(*(seg[:, 1] - seg[:, 0]).T).min())
+    position_tol = feature * _POSITION_FRACTION
+    n_vert = len(pattern.vertices)
+    indptr, eids = pattern.vertex_edge_lists
+    owner = np.repeat(np.arange(n_vert), np.diff(indptr))
     folds = np.isin(pattern.assignments, ("M", "V", "U"))
-    for v, eids in enumerate(pattern.vertex_edges):
-        if pattern.boundary_vertices[v]:
-            continue
-        creases = eids[folds[eids]]
-        if len(creases) == 0:
-            continue
-        out.extend(_check_vertex(pattern, v, creases, feature * _POSITION_FRACTION))
-    return LocalReport(tuple(out))
+    keep = folds[eids] & ~pattern.boundary_vertices[owner]
+    # the folded creases at each interior vertex, still counter-clockwise and grouped
+    eids, owner = eids[keep], owner[keep]
+    if len(eids) == 0:
+        return LocalReport(())
+    letters = pattern.assignments[eids]
+    degree = np.bincount(owner, minlength=n_vert)
+    n_m = np.bincount(owner, weights=letters == "M", minlength=n_vert).astype(np.int64)
+    n_v = np.bincount(owner, weights=letters == "V", minlength=n_vert).astype(np.int64)
+    n_u = degree - n_m - n_v
 
-
-def _check_vertex(
-    pattern: CreasePattern, v: int, creases: np.ndarray, position_tol: float
-) -> list[VertexViolation]:
-    letters = pattern.assignments[creases]
-    n_m, n_v, n_u = (int(np.sum(letters == c)) for c in "MVU")
-    n = len(creases)
-    if n == 1:
-        return [VertexViolation(v, "dangling", "a crease ends inside the sheet")]
-    out = []
-    if n % 2 or abs(n_m - n_v) > 2 + n_u or (n_u == 0 and abs(n_m - n_v) != 2) or (
-        n_u and (n_m + n_v + n_u) % 2
-    ):
-        out.append(VertexViolation(v, "maekawa", f"{n_m} M, {n_v} V, {n_u} U"))
-    ends = pattern.edges[creases]
-    other = np.where(ends[:, 0] == v, ends[:, 1], ends[:, 0])
-    vec = pattern.vertices[other] - pattern.vertices[v]
-    # vertex_edges is already counter-clockwise, so sectors are consecutive differences
+    ends = pattern.edges[eids]
+    other = np.where(ends[:, 0] == owner, ends[:, 1], ends[:, 0])
+    vec = pattern.vertices[other] - pattern.vertices[owner]
     ang = np.arctan2(vec[:, 1], vec[:, 0])
-    sectors = np.diff(np.concatenate([ang, ang[:1] + 2 * math.pi]))
-    tol = max(_ANGLE_FLOOR, position_tol / float(np.hypot(*vec.T).min()))
-    if n % 2 == 0:
-        alt = float(sectors[0::2].sum() - sectors[1::2].sum())
-        if abs(alt) > tol:
-            out.append(VertexViolation(v, "kawasaki", f"alternating angle sum off by {alt:.3g}"))
-    if not out and n_u == 0:
-        bad = _crimp(list(sectors), list(letters), tol)
-        if bad:
-            out.append(VertexViolation(v, "crimp", bad))
-    return out
+    start = np.concatenate([[0], np.cumsum(degree)])[owner]
+    pos = np.arange(len(eids)) - start
+    last = pos == degree[owner] - 1
+    nxt = np.where(last, start, np.arange(len(eids)) + 1)
+    # sector i runs from crease i to the next one counter-clockwise
+    sectors = ang[nxt] - ang + np.where(last, 2 * math.pi, 0.0)
+    alt = np.bincount(owner, weights=np.where(pos % 2 == 0, sectors, -sectors), minlength=n_vert)
+    shortest = np.full(n_vert, np.inf)
+    np.minimum.at(shortest, owner, np.hypot(vec[:, 0], vec[:, 1]))
+    with np.errstate(divide="ignore"):
+        tol = np.maximum(_ANGLE_FLOOR, position_tol / shortest)
+
+    diff = np.abs(n_m - n_v)
+    maekawa = (degree % 2 == 1) | (diff > 2 + n_u) | ((n_u == 0) & (diff != 2))
+    kawasaki = (degree % 2 == 0) & (np.abs(alt) > tol)
+    dangling = degree == 1
+    out: list[VertexViolation] = []
+    starts = np.concatenate([[0], np.cumsum(degree)])
+    sector_list, letter_list = sectors.tolist(), letters.tolist()
+    for v in np.flatnonzero(degree > 0).tolist():
+        if dangling[v]:
+            out.append(VertexViolation(v, "dangling", "a crease ends inside the sheet"))
+            continue
+        if maekawa[v]:
+            out.append(VertexViolation(v, "maekawa", f"{n_m[v]} M, {n_v[v]} V, {n_u[v]} U"))
+        if kawasaki[v]:
+            out.append(
+                VertexViolation(v, "kawasaki", f"alternating angle sum off by {alt[v]:.3g}")
+            )
+        if not (maekawa[v] or kawasaki[v]) and n_u[v] == 0:
+            a, b = starts[v], starts[v + 1]
+            bad = _crimp(sector_list[a:b], letter_list[a:b], float(tol[v]))
+            if bad:
+                out.append(VertexViolation(v, "crimp", bad))
+    return LocalReport(tuple(out))
 
 
 def _crimp(sectors: list[float], letters: list[str], tol: float) -> str:

@@ -68,11 +68,11 @@ class CreasePattern:
         arr = arrange(segs, eps, seed_points=seed_points)
         if len(arr.edges) == 0:
             raise FoldFormatError("edges_vertices", "no edges of positive length")
-        prio = np.array([_PRIORITY[x] for x in assign])
-        edge_assign = np.empty(len(arr.edges), dtype="<U1")
-        for e in range(len(arr.edges)):
-            src = arr.edge_sources(e)
-            edge_assign[e] = assign[src[np.argmin(prio[src])]]
+        prio = np.array([_PRIORITY[x] for x in assign], np.int64)
+        # per edge, the first of its sources (ascending) with the highest priority
+        src = arr.sources
+        best = np.minimum.reduceat(prio[src] * (len(assign) + 1) + src, arr.sources_indptr[:-1])
+        edge_assign = assign[best % (len(assign) + 1)]
         return cls._from_graph(arr.points, arr.edges, edge_assign, eps)
 
     @classmethod
@@ -135,16 +135,22 @@ class CreasePattern:
         return float(np.max(hi - lo))
 
     @cached_property
-    def vertex_edges(self) -> tuple[np.ndarray, ...]:
-        """Edges at each vertex, counter-clockwise."""
+    def vertex_edge_lists(self) -> tuple[np.ndarray, np.ndarray]:
+        """CSR ``(indptr, edge ids)``: the edges at each vertex, counter-clockwise."""
         ends = np.concatenate([self.edges[:, 0], self.edges[:, 1]])
         other = np.concatenate([self.edges[:, 1], self.edges[:, 0]])
         eid = np.concatenate([np.arange(len(self.edges))] * 2)
         vec = self.vertices[other] - self.vertices[ends]
         ang = np.arctan2(vec[:, 1], vec[:, 0])
         order = np.lexsort((ang, ends))
-        split = np.searchsorted(ends[order], np.arange(len(self.vertices) + 1))
-        return tuple(eid[order[split[i] : split[i + 1]]] for i in range(len(self.vertices)))
+        indptr = np.searchsorted(ends[order], np.arange(len(self.vertices) + 1))
+        return indptr, eid[order]
+
+    @cached_property
+    def vertex_edges(self) -> tuple[np.ndarray, ...]:
+        """Edges at each vertex, counter-clockwise."""
+        indptr, eids = self.vertex_edge_lists
+        return tuple(eids[indptr[i] : indptr[i + 1]] for i in range(len(self.vertices)))
 
     @cached_property
     def boundary_vertices(self) -> np.ndarray:

@@ -23,7 +23,6 @@ from .constraints import (
     CONFLICT,
     IMPLIES,
     NAMES,
-    PAIRS,
     Problem,
     build_problem,
     table,

@@ -144,10 +144,14 @@ class Problem:
     def _pair_index(self) -> KeyIndex:
         return KeyIndex(self.pairs[:, 0] * self.n_faces + self.pairs[:, 1], self.n_faces**2)
 
-    def var_index(self, f: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def var_index(
+        self, f: np.ndarray, g: np.ndarray, *, strict: bool = True
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Variable of each face pair (-1 where the faces share no cell, unless ``strict``)
+        and whether the pair is read from the higher face's side."""
         lo, hi = np.minimum(f, g), np.maximum(f, g)
         idx = self._pair_index(lo * self.n_faces + hi)
-        if np.any(idx < 0):
+        if strict and np.any(idx < 0):
             raise ValueError("constraint reads a pair of faces that do not overlap")
         return idx, f > g
 
@@ -254,20 +258,21 @@ def build_problem(geometry: FoldedGeometry, cells: Cells) -> Problem:
     stacks = maximal_stacks(cells)
     pairs, _ = _cell_combinations(stacks, 2, n_f)
 
-    tt, tto, trt = _edge_constraints(geometry, cells)
-    tt_a, tto_a = _unique_rows(tt), _unique_rows(tto)
-    trans = _drop_implied_transitivity(*_cell_combinations(stacks, 3, n_f), tt_a, tto_a, n_f)
-    faces_by_type = [tt_a, tto_a, _unique_rows(trt), trans]
-    problem_vars, problem_flip = [], []
     proto = Problem(n_f, pairs, (), (), (), np.zeros(0, np.int8))
+    edge_rows = [_unique_rows(rows) for rows in _edge_constraints(geometry, cells)]
+    # two tacos on one folded segment whose flaps never overlap (thin faces meeting the
+    # segment from afar) constrain nothing; Flat-Folder drops them too. Dropped before the
+    # transitivity they would otherwise be taken to imply.
+    edge_rows = [rows[_read_vars(proto, kind, rows)[0].min(axis=1, initial=0) >= 0]
+                 for kind, rows in enumerate(edge_rows)]
+    tt_a, tto_a, trt_a = edge_rows
+    trans = _drop_implied_transitivity(*_cell_combinations(stacks, 3, n_f), tt_a, tto_a, n_f)
+    faces_by_type = [tt_a, tto_a, trt_a, trans]
+    problem_vars, problem_flip = [], []
     for kind, faces in enumerate(faces_by_type):
-        if len(faces) == 0:
-            problem_vars.append(np.zeros((0, len(PAIRS[kind])), np.int64))
-            problem_flip.append(np.zeros((0, len(PAIRS[kind])), bool))
-            continue
-        cols = [proto.var_index(faces[:, x], faces[:, y]) for x, y in PAIRS[kind]]
-        problem_vars.append(np.stack([c[0] for c in cols], axis=1))
-        problem_flip.append(np.stack([c[1] for c in cols], axis=1))
+        idx, flip = _read_vars(proto, kind, faces)
+        problem_vars.append(idx)
+        problem_flip.append(flip)
 
     initial = np.zeros(len(pairs), np.int8)
     ef = pattern.edges_faces
@@ -287,6 +292,15 @@ def build_problem(geometry: FoldedGeometry, cells: Cells) -> Problem:
         cons_faces=tuple(faces_by_type),
         initial=initial,
     )
+
+
+def _read_vars(proto: Problem, kind: int, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(m, k) variables and flips of the face pairs constraints of ``kind`` read; variable
+    -1 where two faces share no cell."""
+    cols = [proto.var_index(faces[:, x], faces[:, y], strict=False) for x, y in PAIRS[kind]]
+    shape = (len(faces), len(cols))
+    idx = np.stack([c[0] for c in cols], axis=1).reshape(shape)
+    return idx, np.stack([c[1] for c in cols], axis=1).reshape(shape)
 
 
 def _triple_keys(t: np.ndarray, n: int) -> np.ndarray:

@@ -2,8 +2,9 @@
 
 Mountain/valley creases fix some variables; table-driven propagation over all constraints
 (vectorised in waves) fixes most of the rest. The variables left form independent
-components (linked by constraints that can still fail); each is handed to a SAT solver,
-which finds one solution or enumerates them up to the limit with blocking clauses.
+components (linked by constraints that can still fail); each is handed to
+``states.solve_component``, which finds one solution with a SAT solver and counts them up
+to the limit.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
-from pysat.solvers import Solver
 from scipy.sparse import coo_matrix, csr_matrix
 from scipy.sparse.csgraph import connected_components
 
@@ -30,19 +30,10 @@ from .constraints import (
 from .folded import FoldedGeometry, fold_geometry
 from .local import check_local
 from .pattern import CreasePattern
+from .states import Timeout, check_deadline, solve_component
 
 Status = Literal["ok", "unsatisfiable", "timeout"]
 Reason = Literal["", "maekawa", "kawasaki", "crimp", "dangling", "length", "overlap", "layer-order"]
-
-# Measured on 024_komatsu_Girl (4704 solutions enumerated in one component): minisat22 20 s,
-# glucose4 37 s, maplechrono 48 s, cadical153 184 s. Many small incremental calls favour
-# the light solver.
-SAT_SOLVER = "minisat22"
-
-
-class Timeout(Exception):
-    pass
-
 
 @dataclass(frozen=True)
 class LayerResult:
@@ -101,15 +92,15 @@ def _solve(
         bad = _length_check(geometry)
         if bad:
             return LayerResult(status="unsatisfiable", reason="length", detail=bad)
-    _tick(deadline)
+    check_deadline(deadline)
     try:
         cells = build_cells(geometry)
     except OverlapError as exc:
         return LayerResult(status="unsatisfiable", reason="overlap", detail=str(exc))
-    _tick(deadline)
+    check_deadline(deadline)
     problem = build_problem(geometry, cells)
     counts = {name: len(f) for name, f in zip(NAMES, problem.cons_faces, strict=True)}
-    _tick(deadline)
+    check_deadline(deadline)
     assign = problem.initial.copy()
     conflict = _propagate(problem, assign, np.flatnonzero(assign), deadline)
     if conflict is not None:
@@ -124,10 +115,10 @@ def _solve(
             bad_faces=tuple(sorted(set(faces.tolist()))),
         )
     comps, clauses = _components(problem, assign)
-    solutions = []
+    sizes = []
     for comp_vars, comp_clauses in zip(comps, clauses, strict=True):
-        found = _enumerate(comp_vars, comp_clauses, limit, deadline)
-        if not found:
+        count, found = solve_component(len(comp_vars), comp_clauses, limit, deadline)
+        if found is None:
             faces = sorted(set(problem.pairs[comp_vars].ravel().tolist()))
             return LayerResult(
                 status="unsatisfiable",
@@ -137,9 +128,8 @@ def _solve(
                 constraint_counts=counts,
                 bad_faces=tuple(faces),
             )
-        solutions.append(found)
-        assign[comp_vars] = found[0]
-    sizes = tuple(len(s) for s in solutions)
+        sizes.append(count)
+        assign[comp_vars] = found
     states = 1
     for n in sizes:
         states *= n
@@ -147,16 +137,11 @@ def _solve(
         status="ok",
         states=states,
         limited=limit is not None and any(n >= limit for n in sizes),
-        components=sizes,
+        components=tuple(sizes),
         variables=problem.n_vars,
         constraint_counts=counts,
         face_orders=face_orders(problem, assign, geometry),
     )
-
-
-def _tick(deadline: float | None) -> None:
-    if deadline is not None and time.monotonic() > deadline:
-        raise Timeout
 
 
 def _length_check(geometry: FoldedGeometry) -> str:
@@ -247,7 +232,7 @@ def _propagate(
     both = _both(assign)
     tables = [table(k) for k in range(4)]
     while len(frontier):
-        _tick(deadline)
+        check_deadline(deadline)
         new_vars, new_vals = [], []
         for kind in range(4):
             rows = _gather(*inc[kind], frontier)
@@ -362,30 +347,3 @@ def _components(problem: Problem, assign: np.ndarray) -> tuple[list[np.ndarray],
                 lits = [x for x, f in zip(row_lits, row_free, strict=True) if f]
                 clauses[c].append(lits)
     return comps, clauses
-
-
-def _enumerate(
-    comp_vars: np.ndarray, clauses: list[list[int]], limit: int | None, deadline: float | None
-) -> list[np.ndarray]:
-    n = len(comp_vars)
-    out: list[np.ndarray] = []
-    if not clauses and n == 1:
-        # a variable no live constraint reads: both orders are fine
-        cap = 2 if limit is None else min(2, limit)
-        return [np.array([v], np.int8) for v in (1, 2)[:cap]]
-    with Solver(name=SAT_SOLVER, bootstrap_with=clauses) as solver:
-        while limit is None or len(out) < limit:
-            _tick(deadline)
-            if not solver.solve():
-                break
-            model = solver.get_model()
-            lits = np.zeros(n, np.int64)
-            m = np.asarray(model, dtype=np.int64)
-            m = m[np.abs(m) <= n]
-            lits[np.abs(m) - 1] = m
-            # a variable absent from every clause: pick "above", the other choice is counted
-            # by the blocking clause below
-            lits[lits == 0] = np.flatnonzero(lits == 0) + 1
-            out.append(np.where(lits > 0, 1, 2).astype(np.int8))
-            solver.add_clause((-lits).tolist())
-    return out

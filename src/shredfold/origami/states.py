@@ -1,0 +1,183 @@
+"""The layer orders of one independent component: find one, and count them up to a limit.
+
+A component arrives as CNF over its own variables 1..n (true: the lower face id lies above).
+Small solution sets are enumerated with blocking clauses. Past a few hundred solutions that
+costs a SAT call per solution, so counting switches to a DPLL search with dynamic
+decomposition: each decision, after unit propagation, often splits what is left into
+independent parts whose counts multiply (a component with 10^4 orders is then counted in a
+few hundred nodes instead of 10^4 solver calls).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from pysat.solvers import Solver
+from scipy.sparse import coo_matrix, csr_matrix
+from scipy.sparse.csgraph import connected_components
+
+# Measured on 024_komatsu_Girl (4704 solutions enumerated in one component): minisat22 20 s,
+# glucose4 37 s, maplechrono 48 s, cadical153 184 s. Many small incremental calls favour
+# the light solver.
+SAT_SOLVER = "minisat22"
+
+# blocking-clause enumeration is cheaper per solution than a search node, up to about here
+ENUMERATE_FIRST = 256
+# deeper than this the search counts what is left by enumeration, not by recursion
+MAX_DEPTH = 400
+
+
+class Timeout(Exception):
+    pass
+
+
+def check_deadline(deadline: float | None) -> None:
+    if deadline is not None and time.monotonic() > deadline:
+        raise Timeout
+
+
+def solve_component(
+    n: int, clauses: list[list[int]], limit: int | None, deadline: float | None
+) -> tuple[int, np.ndarray | None]:
+    """Number of valid orders (capped at ``limit``; ``None``: exact) and one of them as
+    values 1 (above) / 2 (below) per variable, or ``(0, None)`` when there is none."""
+    if not clauses:
+        # variables no live constraint reads: every combination is valid
+        count = 2**n
+        return (count if limit is None else min(count, limit)), np.ones(n, np.int8)
+    first_batch = ENUMERATE_FIRST if limit is None else min(limit, ENUMERATE_FIRST)
+    found = enumerate_orders(n, clauses, first_batch, deadline)
+    if not found:
+        return 0, None
+    if len(found) < first_batch or (limit is not None and len(found) >= limit):
+        return len(found), found[0]
+    counter = _Counter(n, clauses, limit, deadline)
+    return counter.count(np.arange(1, n + 1), [], 0), found[0]
+
+
+def enumerate_orders(
+    n: int, clauses: list[list[int]], limit: int | None, deadline: float | None,
+    assumptions: list[int] | None = None,
+) -> list[np.ndarray]:
+    """Up to ``limit`` distinct solutions by blocking clauses."""
+    out: list[np.ndarray] = []
+    with Solver(name=SAT_SOLVER, bootstrap_with=clauses) as solver:
+        while limit is None or len(out) < limit:
+            check_deadline(deadline)
+            if not solver.solve(assumptions=assumptions or []):
+                break
+            out.append(_values(solver.get_model(), n))
+            lits = np.where(out[-1] == 1, 1, -1) * np.arange(1, n + 1)
+            solver.add_clause((-lits).tolist())
+    return out
+
+
+def _values(model: list[int], n: int) -> np.ndarray:
+    m = np.asarray(model, dtype=np.int64)
+    m = m[(m != 0) & (np.abs(m) <= n)]
+    vals = np.ones(n, np.int8)  # a variable absent from every clause: pick "above"
+    vals[np.abs(m) - 1] = np.where(m > 0, 1, 2)
+    return vals
+
+
+class _Counter:
+    """Model counting by branching, unit propagation (the SAT solver's) and splitting the
+    free variables into components that share no live clause."""
+
+    def __init__(
+        self, n: int, clauses: list[list[int]], limit: int | None, deadline: float | None
+    ) -> None:
+        self.n, self.cap, self.deadline = n, limit, deadline
+        width = max(len(c) for c in clauses)
+        self.clauses = clauses
+        self.lits = np.zeros((len(clauses), width), np.int64)
+        for i, c in enumerate(clauses):
+            self.lits[i, : len(c)] = c
+        var = np.abs(self.lits).ravel()
+        rows = np.repeat(np.arange(len(clauses)), width)
+        used = var > 0
+        inc = csr_matrix(
+            (np.ones(int(used.sum()), np.int8), (var[used], rows[used])), shape=(n + 1, len(clauses))
+        )
+        self.indptr, self.clause_of = inc.indptr, inc.indices
+        self.degree = np.diff(self.indptr)
+        self.solver = Solver(name=SAT_SOLVER, bootstrap_with=clauses)
+
+    def _capped(self, x: int) -> int:
+        return x if self.cap is None else min(x, self.cap)
+
+    def count(self, free: np.ndarray, assumptions: list[int], depth: int) -> int:
+        check_deadline(self.deadline)
+        if depth > MAX_DEPTH:
+            return self._count_by_enumeration(free, assumptions)
+        v = int(free[np.argmax(self.degree[free])])  # the most constrained variable
+        total = 0
+        for lit in (v, -v):
+            path = [*assumptions, lit]
+            ok, implied = self.solver.propagate(assumptions=path)
+            if not ok:
+                continue
+            val = np.zeros(self.n + 1, np.int8)
+            lits = np.asarray(implied, np.int64)
+            val[np.abs(lits)] = np.sign(lits)
+            left = free[val[free] == 0]
+            total += self._product(self._split(left, val), path, depth) if len(left) else 1
+            if self.cap is not None and total >= self.cap:
+                return self.cap
+        return total
+
+    def _product(self, parts: list[np.ndarray], path: list[int], depth: int) -> int:
+        prod = 1
+        for part in parts:
+            if self.cap is not None and prod >= self.cap:
+                # the count is settled at the cap; what is left only has to be satisfiable
+                return prod if self.solver.solve(assumptions=path) else 0
+            c = self.count(part, path, depth + 1)
+            if c == 0:
+                return 0
+            prod = self._capped(prod * c)
+        return prod
+
+    def _split(self, free: np.ndarray, val: np.ndarray) -> list[np.ndarray]:
+        starts, ends = self.indptr[free], self.indptr[free + 1]
+        lens = ends - starts
+        offs = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
+        lits = self.lits[np.unique(self.clause_of[offs])]
+        var = np.abs(lits)
+        truth = np.where(var > 0, val[var] * np.sign(lits), 0)
+        live = ~(truth == 1).any(axis=1)
+        open_ = (var > 0) & (val[var] == 0) & live[:, None]
+        anchor = np.broadcast_to(np.where(open_, var, 0).max(axis=1)[:, None], var.shape)[open_]
+        local = np.full(self.n + 1, -1, np.int64)
+        local[free] = np.arange(len(free))
+        graph = coo_matrix(
+            (np.ones(len(anchor)), (local[anchor], local[var[open_]])), shape=(len(free),) * 2
+        )
+        n_parts, label = connected_components(graph, directed=False)
+        order = np.argsort(label, kind="stable")
+        bounds = np.searchsorted(label[order], np.arange(n_parts + 1))
+        return [free[order[bounds[i] : bounds[i + 1]]] for i in range(n_parts)]
+
+    def _count_by_enumeration(self, free: np.ndarray, assumptions: list[int]) -> int:
+        # the part's own clauses under the current path, as a fresh CNF over 1..len(free)
+        ok, implied = self.solver.propagate(assumptions=assumptions)
+        if not ok:
+            return 0
+        val = np.zeros(self.n + 1, np.int8)
+        lits = np.asarray(implied, np.int64)
+        val[np.abs(lits)] = np.sign(lits)
+        local_arr = np.zeros(self.n + 1, np.int64)
+        local_arr[free] = np.arange(1, len(free) + 1)
+        local, value = local_arr.tolist(), val.tolist()
+        sub: list[list[int]] = []
+        for clause in self.clauses:
+            if any(value[abs(x)] == (1 if x > 0 else -1) for x in clause):
+                continue
+            rest = [x for x in clause if value[abs(x)] == 0 and local[abs(x)]]
+            if rest:
+                sub.append([local[abs(x)] if x > 0 else -local[abs(x)] for x in rest])
+        if not sub:
+            return self._capped(2 ** len(free))
+        return len(enumerate_orders(len(free), sub, self.cap, self.deadline))
+

@@ -1,0 +1,76 @@
+"""Counting layer orders of one component: enumeration for few, decomposition for many."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from shredfold.origami import states
+from shredfold.origami.states import solve_component
+
+
+def brute_force(n: int, clauses: list[list[int]]) -> int:
+    count = 0
+    for bits in itertools.product((False, True), repeat=n):
+        if all(any(bits[abs(x) - 1] == (x > 0) for x in c) for c in clauses):
+            count += 1
+    return count
+
+
+def random_cnf(seed: int, n: int, m: int) -> list[list[int]]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(m):
+        k = int(rng.integers(2, 4))
+        vs = rng.choice(n, size=k, replace=False) + 1
+        out.append([int(v) if rng.random() < 0.5 else -int(v) for v in vs])
+    return out
+
+
+def satisfies(values: np.ndarray, clauses: list[list[int]]) -> bool:
+    return all(any((values[abs(x) - 1] == 1) == (x > 0) for x in c) for c in clauses)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_counts_agree_with_brute_force_with_and_without_a_limit(seed, monkeypatch):
+    # a low enumeration threshold sends most of these through the decomposing search
+    monkeypatch.setattr(states, "ENUMERATE_FIRST", 8)
+    n = 13
+    clauses = random_cnf(seed, n, m=8 + seed)
+    exact = brute_force(n, clauses)
+    count, values = solve_component(n, clauses, None, None)
+    assert count == exact
+    if exact:
+        assert values is not None and satisfies(values, clauses)
+    capped, _ = solve_component(n, clauses, 100, None)
+    assert capped == min(exact, 100)
+
+
+def test_independent_parts_multiply_without_visiting_every_solution(monkeypatch):
+    monkeypatch.setattr(states, "ENUMERATE_FIRST", 4)
+    # 20 independent "exactly one of two" pairs: 2**20 solutions, counted by decomposition
+    clauses = [c for i in range(20) for c in ([2 * i + 1, 2 * i + 2], [-(2 * i + 1), -(2 * i + 2)])]
+    count, values = solve_component(40, clauses, None, None)
+    assert count == 2**20
+    assert values is not None and satisfies(values, clauses)
+    assert solve_component(40, clauses, 10000, None)[0] == 10000
+
+
+def test_unsatisfiable_component_has_no_order():
+    assert solve_component(2, [[1], [-1, 2], [-2]], None, None) == (0, None)
+
+
+def test_variables_read_by_no_clause_take_both_values():
+    count, values = solve_component(3, [], None, None)
+    assert count == 8 and values is not None and len(values) == 3
+    assert solve_component(3, [], 5, None)[0] == 5
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_deep_searches_finish_by_enumeration_with_the_same_count(seed, monkeypatch):
+    monkeypatch.setattr(states, "ENUMERATE_FIRST", 4)
+    monkeypatch.setattr(states, "MAX_DEPTH", 1)
+    clauses = random_cnf(100 + seed, 12, m=10)
+    assert solve_component(12, clauses, None, None)[0] == brute_force(12, clauses)

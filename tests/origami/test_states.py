@@ -33,10 +33,12 @@ def satisfies(values: np.ndarray, clauses: list[list[int]]) -> bool:
     return all(any((values[abs(x) - 1] == 1) == (x > 0) for x in c) for c in clauses)
 
 
+@pytest.mark.parametrize("small_split", [0, 10**9], ids=["numpy-split", "python-split"])
 @pytest.mark.parametrize("seed", range(12))
-def test_counts_agree_with_brute_force_with_and_without_a_limit(seed, monkeypatch):
-    # a low enumeration threshold sends most of these through the decomposing search
-    monkeypatch.setattr(states, "ENUMERATE_FIRST", 8)
+def test_counts_agree_with_brute_force_with_and_without_a_limit(seed, small_split, monkeypatch):
+    # no enumeration budget: everything past the first solution goes through the search
+    monkeypatch.setattr(states, "ENUMERATE_SECONDS", 0.0)
+    monkeypatch.setattr(states, "SMALL_SPLIT", small_split)
     n = 13
     clauses = random_cnf(seed, n, m=8 + seed)
     exact = brute_force(n, clauses)
@@ -48,8 +50,10 @@ def test_counts_agree_with_brute_force_with_and_without_a_limit(seed, monkeypatc
     assert capped == min(exact, 100)
 
 
-def test_independent_parts_multiply_without_visiting_every_solution(monkeypatch):
-    monkeypatch.setattr(states, "ENUMERATE_FIRST", 4)
+@pytest.mark.parametrize("small_split", [0, 10**9], ids=["numpy-split", "python-split"])
+def test_independent_parts_multiply_without_visiting_every_solution(small_split, monkeypatch):
+    monkeypatch.setattr(states, "ENUMERATE_SECONDS", 0.0)
+    monkeypatch.setattr(states, "SMALL_SPLIT", small_split)
     # 20 independent "exactly one of two" pairs: 2**20 solutions, counted by decomposition
     clauses = [c for i in range(20) for c in ([2 * i + 1, 2 * i + 2], [-(2 * i + 1), -(2 * i + 2)])]
     count, values = solve_component(40, clauses, None, None)
@@ -70,7 +74,7 @@ def test_variables_read_by_no_clause_take_both_values():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_deep_searches_finish_by_enumeration_with_the_same_count(seed, monkeypatch):
-    monkeypatch.setattr(states, "ENUMERATE_FIRST", 4)
+    monkeypatch.setattr(states, "ENUMERATE_SECONDS", 0.0)
     monkeypatch.setattr(states, "MAX_DEPTH", 1)
     clauses = random_cnf(100 + seed, 12, m=10)
     assert solve_component(12, clauses, None, None)[0] == brute_force(12, clauses)

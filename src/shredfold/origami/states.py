@@ -1,8 +1,8 @@
 """The layer orders of one independent component: find one, and count them up to a limit.
 
 A component arrives as CNF over its own variables 1..n (true: the lower face id lies above).
-Small solution sets are enumerated with blocking clauses. Past a few hundred solutions that
-costs a SAT call per solution, so counting switches to a DPLL search with dynamic
+Small solution sets are enumerated with blocking clauses. That costs a SAT call per
+solution, so after a tenth of a second counting switches to a DPLL search with dynamic
 decomposition: each decision, after unit propagation, often splits what is left into
 independent parts whose counts multiply (a component with 10^4 orders is then counted in a
 few hundred nodes instead of 10^4 solver calls).
@@ -14,16 +14,19 @@ import time
 
 import numpy as np
 from pysat.solvers import Solver
-from scipy.sparse import coo_matrix, csr_matrix
-from scipy.sparse.csgraph import connected_components
+from scipy.sparse import csr_matrix
 
 # Measured on 024_komatsu_Girl (4704 solutions enumerated in one component): minisat22 20 s,
 # glucose4 37 s, maplechrono 48 s, cadical153 184 s. Many small incremental calls favour
 # the light solver.
 SAT_SOLVER = "minisat22"
 
-# blocking-clause enumeration is cheaper per solution than a search node, up to about here
-ENUMERATE_FIRST = 256
+# blocking-clause enumeration costs a SAT call per solution, cheaper than a search node
+# while components are small; it gets this long before the counting search takes over (the
+# switch changes the time taken, never the count or the order returned)
+ENUMERATE_SECONDS = 0.1
+# below this many clause visits a node splits its variables in plain Python
+SMALL_SPLIT = 400
 # deeper than this the search counts what is left by enumeration, not by recursion
 MAX_DEPTH = 400
 
@@ -46,31 +49,39 @@ def solve_component(
         # variables no live constraint reads: every combination is valid
         count = 2**n
         return (count if limit is None else min(count, limit)), np.ones(n, np.int8)
-    first_batch = ENUMERATE_FIRST if limit is None else min(limit, ENUMERATE_FIRST)
-    found = enumerate_orders(n, clauses, first_batch, deadline)
+    found, complete = enumerate_orders(n, clauses, limit, deadline, budget=ENUMERATE_SECONDS)
     if not found:
         return 0, None
-    if len(found) < first_batch or (limit is not None and len(found) >= limit):
+    if complete:
         return len(found), found[0]
     counter = _Counter(n, clauses, limit, deadline)
     return counter.count(np.arange(1, n + 1), [], 0), found[0]
 
 
 def enumerate_orders(
-    n: int, clauses: list[list[int]], limit: int | None, deadline: float | None,
+    n: int,
+    clauses: list[list[int]],
+    limit: int | None,
+    deadline: float | None,
+    *,
     assumptions: list[int] | None = None,
-) -> list[np.ndarray]:
-    """Up to ``limit`` distinct solutions by blocking clauses."""
+    budget: float | None = None,
+) -> tuple[list[np.ndarray], bool]:
+    """Up to ``limit`` distinct solutions by blocking clauses, and whether that is all of
+    them (or the limit): the enumeration stops early after ``budget`` seconds."""
     out: list[np.ndarray] = []
+    stop = None if budget is None else time.monotonic() + budget
     with Solver(name=SAT_SOLVER, bootstrap_with=clauses) as solver:
         while limit is None or len(out) < limit:
             check_deadline(deadline)
+            if out and stop is not None and time.monotonic() > stop:
+                return out, False
             if not solver.solve(assumptions=assumptions or []):
                 break
             out.append(_values(solver.get_model(), n))
             lits = np.where(out[-1] == 1, 1, -1) * np.arange(1, n + 1)
             solver.add_clause((-lits).tolist())
-    return out
+    return out, True
 
 
 def _values(model: list[int], n: int) -> np.ndarray:
@@ -102,6 +113,8 @@ class _Counter:
         )
         self.indptr, self.clause_of = inc.indptr, inc.indices
         self.degree = np.diff(self.indptr)
+        bounds, ids = self.indptr.tolist(), self.clause_of.tolist()
+        self.clauses_at = [ids[bounds[v] : bounds[v + 1]] for v in range(n + 1)]
         self.solver = Solver(name=SAT_SOLVER, bootstrap_with=clauses)
 
     def _capped(self, x: int) -> int:
@@ -140,8 +153,11 @@ class _Counter:
         return prod
 
     def _split(self, free: np.ndarray, val: np.ndarray) -> list[np.ndarray]:
+        """The free variables grouped by the clauses still open among them."""
         starts, ends = self.indptr[free], self.indptr[free + 1]
         lens = ends - starts
+        if int(lens.sum()) <= SMALL_SPLIT:
+            return self._split_small(free, val)
         offs = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
         lits = self.lits[np.unique(self.clause_of[offs])]
         var = np.abs(lits)
@@ -151,13 +167,46 @@ class _Counter:
         anchor = np.broadcast_to(np.where(open_, var, 0).max(axis=1)[:, None], var.shape)[open_]
         local = np.full(self.n + 1, -1, np.int64)
         local[free] = np.arange(len(free))
-        graph = coo_matrix(
-            (np.ones(len(anchor)), (local[anchor], local[var[open_]])), shape=(len(free),) * 2
-        )
-        n_parts, label = connected_components(graph, directed=False)
+        label = _labels(len(free), local[anchor], local[var[open_]])
         order = np.argsort(label, kind="stable")
-        bounds = np.searchsorted(label[order], np.arange(n_parts + 1))
-        return [free[order[bounds[i] : bounds[i + 1]]] for i in range(n_parts)]
+        cut = np.flatnonzero(np.diff(label[order])) + 1
+        return [free[part] for part in np.split(order, cut)]
+
+    def _split_small(self, free: np.ndarray, val: np.ndarray) -> list[np.ndarray]:
+        # union-find in plain Python: below a few hundred clause visits numpy's and scipy's
+        # per-call overhead dominates
+        value = val.tolist()
+        parent = {v: v for v in free.tolist()}
+
+        def root(x: int) -> int:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        seen: set[int] = set()
+        for v in parent:
+            for ci in self.clauses_at[v]:
+                if ci in seen:
+                    continue
+                seen.add(ci)
+                opens = []
+                for x in self.clauses[ci]:
+                    t = value[abs(x)]
+                    if t == 0:
+                        opens.append(abs(x))
+                    elif (t > 0) == (x > 0):
+                        break
+                else:
+                    r = root(opens[0])
+                    for y in opens[1:]:
+                        ry = root(y)
+                        if ry != r:
+                            parent[ry] = r
+        groups: dict[int, list[int]] = {}
+        for v in parent:
+            groups.setdefault(root(v), []).append(v)
+        return [np.array(g, np.int64) for g in groups.values()]
 
     def _count_by_enumeration(self, free: np.ndarray, assumptions: list[int]) -> int:
         # the part's own clauses under the current path, as a fresh CNF over 1..len(free)
@@ -179,5 +228,20 @@ class _Counter:
                 sub.append([local[abs(x)] if x > 0 else -local[abs(x)] for x in rest])
         if not sub:
             return self._capped(2 ** len(free))
-        return len(enumerate_orders(len(free), sub, self.cap, self.deadline))
+        return len(enumerate_orders(len(free), sub, self.cap, self.deadline)[0])
 
+
+def _labels(n: int, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Connected components of the graph with edges (u, v), each labelled by its smallest
+    node: min-label propagation with pointer jumping (no scipy call overhead per node)."""
+    label = np.arange(n)
+    while True:
+        low = np.minimum(label[u], label[v])
+        new = label.copy()
+        np.minimum.at(new, u, low)
+        np.minimum.at(new, v, low)
+        np.minimum.at(new, label, new)  # a root takes the lowest label of its members
+        new = new[new]
+        if np.array_equal(new, label):
+            return label
+        label = new

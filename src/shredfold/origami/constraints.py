@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 
 import numpy as np
 from scipy.sparse import coo_matrix, csr_matrix
-from scipy.sparse.csgraph import connected_components
+from scipy.sparse.csgraph import breadth_first_order, connected_components, minimum_spanning_tree
 
 from .cells import Cells
 from .folded import FoldedGeometry
@@ -180,16 +180,50 @@ class KeyIndex:
         return np.where(self.keys[idx] == key, idx, -1)
 
 
-@cache
-def _combinations(k: int, r: int) -> np.ndarray:
-    """Index rows i < j (< l) of all r-subsets of range(k), r in (2, 3)."""
+@lru_cache(maxsize=256)
+def _pairs_of(k: int) -> np.ndarray:
+    """Index rows i < j of all pairs of range(k)."""
     i, j = np.triu_indices(k, 1)
-    if r == 2:
-        return np.stack([i, j], axis=1).astype(np.int64)
-    n = k - 1 - j  # choices of l after j
-    first = np.repeat(np.cumsum(n) - n, n)
-    ll = np.repeat(j, n) + 1 + (np.arange(int(n.sum())) - first)
-    return np.stack([np.repeat(i, n), np.repeat(j, n), ll], axis=1).astype(np.int64)
+    return np.stack([i, j], axis=1).astype(np.int64)
+
+
+def _subsets_with_new(members: np.ndarray, d: int, r: int) -> np.ndarray:
+    """The r-subsets (r in 2, 3) of ``members`` that use one of its first ``d`` entries, as
+    (count, r) face rows in no particular order within a row."""
+    m = len(members)
+    out = []
+    for i in range(min(d, m - r + 1)):
+        rest = members[i + 1 :]
+        if r == 2:
+            out.append(np.stack([np.full(len(rest), members[i]), rest], axis=1))
+        else:
+            pairs = rest[_pairs_of(len(rest))]
+            out.append(np.concatenate([np.full((len(pairs), 1), members[i]), pairs], axis=1))
+    return np.concatenate(out) if out else np.zeros((0, r), np.int64)
+
+
+def _stack_tree(stacks: list[np.ndarray], n_faces: int) -> tuple[np.ndarray, np.ndarray]:
+    """Visit order and parent (-1 for roots) of a spanning forest of the stacks that keeps
+    the largest overlaps: a stack then only needs the subsets its parent lacks."""
+    inc = _incidence(tuple(stacks), n_faces).astype(np.int64)
+    overlap = (inc @ inc.T).tocoo()
+    keep = overlap.row < overlap.col
+    rows, cols, size = overlap.row[keep], overlap.col[keep], overlap.data[keep]
+    weight = (size.max(initial=0) + 1 - size).astype(float)  # spanning trees minimise
+    n = len(stacks)
+    tree = minimum_spanning_tree(coo_matrix((weight, (rows, cols)), shape=(n, n))).tocsr()
+    tree = tree + tree.T
+    order_all, parent_all = [], np.full(n, -1, np.int64)
+    seen = np.zeros(n, bool)
+    # roots: the largest stack of each group, so the biggest sets are generated once whole
+    for root in np.argsort([-len(x) for x in stacks], kind="stable").tolist():
+        if seen[root]:
+            continue
+        order, parent = breadth_first_order(tree, root, directed=False)
+        seen[order] = True
+        order_all.append(order)
+        parent_all[order[1:]] = parent[order[1:]]
+    return np.concatenate(order_all), parent_all
 
 
 def maximal_stacks(cells: Cells) -> list[np.ndarray]:
@@ -228,27 +262,43 @@ def _incidence(cell_faces: tuple[np.ndarray, ...], n_faces: int) -> csr_matrix:
     )
 
 
-def _cell_combinations(stacks: list[np.ndarray], r: int, n_faces: int) -> tuple[np.ndarray, np.ndarray]:
-    """All r-subsets of faces sharing a stack, as rows sorted ascending, deduplicated, and
-    their keys (the row read as base-``n_faces`` digits), ascending."""
-    by_size: dict[int, list[np.ndarray]] = {}
-    for faces in (f for f in stacks if len(f) >= r):
-        by_size.setdefault(len(faces), []).append(faces)
-    weights = n_faces ** np.arange(r - 1, -1, -1, dtype=np.int64)
-    keys = []
-    for k, group in by_size.items():
-        idx = _combinations(k, r)
-        stack = np.stack(group)  # (n_cells, k), each row ascending
-        # encode each subset as one integer so deduplication is a 1-D sort
-        key = stack[:, idx[:, 0]] * weights[0]
-        for c in range(1, r):
-            key += stack[:, idx[:, c]] * weights[c]
-        keys.append(key.ravel())
-    if not keys:
+def _cell_combinations(
+    stacks: list[np.ndarray], r: int, n_faces: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """All r-subsets (r in 2, 3) of faces sharing a stack, as rows sorted ascending,
+    deduplicated, and their keys (the row read as base-``n_faces`` digits), ascending.
+
+    Neighbouring stacks share most of their faces, so each stack contributes only the
+    subsets that use a face its parent in ``_stack_tree`` lacks (listing every stack's
+    subsets in full generated up to 20 copies of each on large designs).
+    """
+    stacks = [f for f in stacks if len(f) >= r]
+    if not stacks:
         return np.zeros((0, r), np.int64), np.zeros(0, np.int64)
+    order, parent = _stack_tree(stacks, n_faces)
+    keys = []
+    for j in order.tolist():
+        faces = stacks[j]
+        if parent[j] >= 0:
+            new = ~np.isin(faces, stacks[parent[j]], assume_unique=True)
+            members = np.concatenate([faces[new], faces[~new]])
+            d = int(new.sum())
+        else:
+            members, d = faces, len(faces)
+        rows = _subsets_with_new(members, d, r)
+        a, b = rows[:, 0], rows[:, 1]
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        if r == 2:
+            keys.append(lo * n_faces + hi)
+        else:
+            c = rows[:, 2]
+            mid = np.clip(c, lo, hi)
+            lo, hi = np.minimum(lo, c), np.maximum(hi, c)
+            keys.append((lo * n_faces + mid) * n_faces + hi)
     key = np.concatenate(keys)
     key.sort()
     key = key[np.r_[True, key[1:] != key[:-1]]]
+    weights = n_faces ** np.arange(r - 1, -1, -1, dtype=np.int64)
     return np.stack([(key // w) % n_faces for w in weights], axis=1), key
 
 

@@ -67,7 +67,25 @@ PRELIMINARY = _fold_text(
 )
 PRELIMINARY_AREA = 0.25
 
+# fish base: a rabbit ear on each half of the sheet split by the diagonal (0, 0)-(1, 1),
+# which itself stays flat. The half below it is the right triangle (0, 0), (1, 0), (1, 1);
+# its incentre I = (1/sqrt 2, 1 - 1/sqrt 2) joins the three angle bisectors (two kite creases
+# and the ridge to the corner (1, 0)), and the hinge drops from I perpendicular to the edge
+# y = 0. Reflecting each face in turn, everything lands inside the triangle (0, 0), I, (1, 1):
+# area (1/sqrt 2 - (1 - 1/sqrt 2)) / 2 per half, so sqrt(2) - 1 for the rhombus.
+_S = 1 / math.sqrt(2)
+_I_LOW, _I_HIGH = (_S, 1 - _S), (1 - _S, _S)
+FISH = _fold_text(
+    "fish base",
+    [
+        ((1, 0), _I_LOW, "M"), ((0, 0), _I_LOW, "V"), ((1, 1), _I_LOW, "V"), (_I_LOW, (_S, 0), "V"),
+        ((0, 1), _I_HIGH, "M"), ((0, 0), _I_HIGH, "V"), ((1, 1), _I_HIGH, "V"), (_I_HIGH, (0, _S), "V"),
+    ],
+)
+FISH_AREA = math.sqrt(2) - 1
+
 BASES = {
+    "fish": (FISH, FISH_AREA),
     "kite": (KITE, KITE_AREA),
     "waterbomb": (WATERBOMB, WATERBOMB_AREA),
     "preliminary": (PRELIMINARY, PRELIMINARY_AREA),

@@ -57,7 +57,7 @@ def served(work: Path, log: str, *extra: str) -> Iterator[tuple[str, Path]]:
         yield line.split(" at ")[1].strip(), work / log
     finally:
         proc.send_signal(signal.SIGINT)  # lets requests in progress log their lines
-        proc.wait(timeout=30)
+        proc.wait(timeout=120)  # a loaded CI machine can take a while to drain
 
 
 def snakemake_cmd(work: Path, spec: Path, *args: str, config: tuple[str, ...] = ()) -> list[str]:

@@ -106,3 +106,37 @@ def test_random_simple_folds_stay_flat_foldable_and_unfold_to_the_sheet(lines):
     assert not state.geometry.flipped.any()
     assert folded_silhouette(state.geometry).symmetric_difference(SHEET.pattern.sheet).area < 1e-6
     assert state.layers.satisfiable
+
+
+def _z_order(state: FoldState, points: list[tuple[float, float]]) -> list[int]:
+    """Indices into ``points`` (crease-pattern points, one per face) from the viewer down."""
+    import shapely
+
+    faces = [
+        int(shapely.STRtree(state.pattern.face_polygons).query(shapely.Point(p), "within")[0])
+        for p in points
+    ]
+    above = {}
+    for f, g, s in state.layers.face_orders.tolist():
+        f_up = (s == 1) != bool(state.geometry.flipped[f])
+        above[(f, g)], above[(g, f)] = f_up, not f_up
+    # a face's height: how many of the others lie below it
+    height = [sum(above[(f, g)] for g in faces if g != f) for f in faces]
+    return sorted(range(len(points)), key=lambda i: -height[i])
+
+
+def test_simple_folds_stack_layers_as_paper_does():
+    # four vertical strips of the sheet, left to right
+    strips = [(0.125, 0.5), (0.375, 0.5), (0.625, 0.5), (0.875, 0.5)]
+    half = fold(SHEET, (0.5, 0), (0.5, 1), "V")  # strips 0-1 turn over onto 3-2, in front
+    assert _z_order(half, strips[::3]) == [0, 1]
+    front = fold(half, (0.75, 0), (0.75, 1), "V")  # what lies left of x = 0.75 turns over
+    behind = fold(half, (0.75, 0), (0.75, 1), "M")
+    assert isinstance(front, FoldState) and isinstance(behind, FoldState)
+    # both patterns also fold flat with another stacking: the order is the fold's choice
+    assert solve_layers(front.pattern, limit=None).states == 2
+    assert solve_layers(behind.pattern, limit=None).states == 2
+    # the layers that stay (0 over 3) keep their order; the turned ones (1 over 2) reverse
+    # and land in front for a valley, behind for a mountain
+    assert _z_order(front, strips) == [2, 1, 0, 3]
+    assert _z_order(behind, strips) == [0, 3, 2, 1]

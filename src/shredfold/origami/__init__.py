@@ -22,7 +22,7 @@ from .local import LocalReport, VertexViolation, check_local
 from .pattern import CreasePattern
 
 # Bump when any output (layer orders, counts, drawings, rejection reasons) changes meaning.
-ENGINE_VERSION = "1"
+ENGINE_VERSION = "2"  # 2: simple folds stack layers physically
 
 __all__ = [
     "ENGINE_VERSION",

@@ -6,7 +6,7 @@ States are immutable; every action returns a new :class:`FoldState` or a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -231,7 +231,7 @@ def fold(state: FoldState, start: Point, end: Point, assignment: str) -> FoldSta
     if kept is None:
         return Rejection("off-sheet", "no layer lies right of the fold line")
     new_geom, anchor = kept
-    layers = solve_layers(new, limit=1)
+    layers = solve_layers(new, limit=1, prefer=_stacking(state, new, new_geom, assignment))
     if not layers.satisfiable:
         return Rejection(_reason(layers), layers.detail)
     made = tuple(
@@ -246,6 +246,54 @@ def fold(state: FoldState, start: Point, end: Point, assignment: str) -> FoldSta
         steps=(*state.steps, step),
         lattice=state.lattice,
     )
+
+
+def _stacking(
+    state: FoldState, new: CreasePattern, new_geom: FoldedGeometry, assignment: str
+) -> Callable[[np.ndarray], np.ndarray]:
+    """The layer order a simple fold makes physically: layers that stay keep their order,
+    the turned-over ones reverse theirs and land in front (valley) or behind (mountain)."""
+    old = state.pattern
+    reps = shapely.point_on_surface(new.face_polygons)
+    hit, old_face = shapely.STRtree(old.face_polygons).query(reps, predicate="intersects")
+    source = np.full(new.n_faces, -1, np.int64)
+    source[hit[::-1]] = old_face[::-1]  # the first hit per new face
+    if (source < 0).any():
+        return lambda pairs: np.zeros(len(pairs), np.int8)  # no preference
+    moved = ~np.all(
+        np.isclose(
+            new_geom.transforms, state.geometry.transforms[source], atol=old.eps, rtol=0.0
+        ),
+        axis=(1, 2),
+    )
+    # old order as "f above g" towards the viewer (+z), keyed by f * n + g
+    n_old = old.n_faces
+    orders = state.layers.face_orders
+    keys = np.zeros(0, np.int64)
+    above = np.zeros(0, bool)
+    if orders is not None and len(orders):
+        f, g, side = orders[:, 0], orders[:, 1], orders[:, 2]
+        f_up = (side == 1) ^ state.geometry.flipped[f]
+        keys = np.concatenate([f * n_old + g, g * n_old + f])
+        above = np.concatenate([f_up, ~f_up])
+        by = np.argsort(keys)
+        keys, above = keys[by], above[by]
+    front = assignment == "V"
+
+    def prefer(pairs: np.ndarray) -> np.ndarray:
+        a, b = pairs[:, 0], pairs[:, 1]
+        ma, mb = moved[a], moved[b]
+        key = source[a] * n_old + source[b]
+        pos = np.minimum(np.searchsorted(keys, key), max(len(keys) - 1, 0))
+        known = (len(keys) > 0) & (keys[pos] == key) if len(keys) else np.zeros(len(a), bool)
+        was_above = above[pos] if len(keys) else np.zeros(len(a), bool)
+        a_up = np.where(ma == mb, was_above ^ ma, np.where(ma, front, not front))
+        valid = known | (ma != mb)
+        # as FOLD faceOrders: relative to the side face a's normal points to
+        side = np.where(a_up ^ new_geom.flipped[a], 1, -1)
+        return np.where(valid, side, 0).astype(np.int8)
+
+    return prefer
 
 
 def unfold(state: FoldState) -> FoldState | Rejection:

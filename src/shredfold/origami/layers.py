@@ -10,6 +10,7 @@ to the limit.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -60,22 +61,33 @@ def solve_layers(
     limit: int | None = 1,
     timeout: float | None = None,
     check: bool = True,
+    prefer: Prefer | None = None,
 ) -> LayerResult:
     """Solve the layer order of ``pattern``.
 
     ``limit`` caps the solutions enumerated per component (``None``: count them all; 1:
     decide and return one order). ``check`` first enforces the local conditions and that
-    folding keeps every edge's length.
+    folding keeps every edge's length. ``prefer`` maps face pairs (B, 2), lower id first, to
+    the order wanted where the constraints leave a choice, in FOLD ``faceOrders`` terms (+1:
+    the first face lies above the second on the side its normal points to, -1: below, 0: no
+    preference); the order returned follows it as far as it is valid, counts never change.
     """
     deadline = None if timeout is None else time.monotonic() + timeout
     try:
-        return _solve(pattern, limit, deadline, check)
+        return _solve(pattern, limit, deadline, check, prefer)
     except Timeout:
         return LayerResult(status="timeout")
 
 
+Prefer = Callable[[np.ndarray], np.ndarray]
+
+
 def _solve(
-    pattern: CreasePattern, limit: int | None, deadline: float | None, check: bool
+    pattern: CreasePattern,
+    limit: int | None,
+    deadline: float | None,
+    check: bool,
+    prefer: Prefer | None = None,
 ) -> LayerResult:
     if check:
         report = check_local(pattern)
@@ -115,9 +127,18 @@ def _solve(
             bad_faces=tuple(sorted(set(faces.tolist()))),
         )
     comps, clauses = _components(problem, assign)
+    hints = None
+    if prefer is not None:
+        side = np.asarray(prefer(problem.pairs))
+        # to this solver's values: 1 when the lower id lies above in its folded frame
+        up = (side == 1) ^ geometry.flipped[problem.pairs[:, 0]]
+        hints = np.where(side == 0, 0, np.where(up, 1, 2)).astype(np.int8)
     sizes = []
     for comp_vars, comp_clauses in zip(comps, clauses, strict=True):
-        count, found = solve_component(len(comp_vars), comp_clauses, limit, deadline)
+        phases = None if hints is None else hints[comp_vars]
+        count, found = solve_component(
+            len(comp_vars), comp_clauses, limit, deadline, prefer=phases
+        )
         if found is None:
             faces = sorted(set(problem.pairs[comp_vars].ravel().tolist()))
             return LayerResult(

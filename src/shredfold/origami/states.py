@@ -41,15 +41,31 @@ def check_deadline(deadline: float | None) -> None:
 
 
 def solve_component(
-    n: int, clauses: list[list[int]], limit: int | None, deadline: float | None
+    n: int,
+    clauses: list[list[int]],
+    limit: int | None,
+    deadline: float | None,
+    *,
+    prefer: np.ndarray | None = None,
 ) -> tuple[int, np.ndarray | None]:
     """Number of valid orders (capped at ``limit``; ``None``: exact) and one of them as
-    values 1 (above) / 2 (below) per variable, or ``(0, None)`` when there is none."""
+    values 1 (above) / 2 (below) per variable, or ``(0, None)`` when there is none.
+
+    ``prefer`` (values 1 / 2, 0 for none) steers which order is returned: the solver
+    decides free variables that way first, so a valid preferred order comes back whole.
+    """
     if not clauses:
         # variables no live constraint reads: every combination is valid
         count = 2**n
-        return (count if limit is None else min(count, limit)), np.ones(n, np.int8)
-    found, complete = enumerate_orders(n, clauses, limit, deadline, budget=ENUMERATE_SECONDS)
+        values = np.ones(n, np.int8) if prefer is None else np.where(prefer == 2, 2, 1)
+        return (count if limit is None else min(count, limit)), values.astype(np.int8)
+    phases = None
+    if prefer is not None:
+        lits = np.arange(1, n + 1)
+        phases = np.where(prefer == 2, -lits, lits)[prefer > 0].tolist()
+    found, complete = enumerate_orders(
+        n, clauses, limit, deadline, budget=ENUMERATE_SECONDS, phases=phases
+    )
     if not found:
         return 0, None
     if complete:
@@ -66,12 +82,15 @@ def enumerate_orders(
     *,
     assumptions: list[int] | None = None,
     budget: float | None = None,
+    phases: list[int] | None = None,
 ) -> tuple[list[np.ndarray], bool]:
     """Up to ``limit`` distinct solutions by blocking clauses, and whether that is all of
     them (or the limit): the enumeration stops early after ``budget`` seconds."""
     out: list[np.ndarray] = []
     stop = None if budget is None else time.monotonic() + budget
     with Solver(name=SAT_SOLVER, bootstrap_with=clauses) as solver:
+        if phases:
+            solver.set_phases(phases)
         while limit is None or len(out) < limit:
             check_deadline(deadline)
             if out and stop is not None and time.monotonic() > stop:

@@ -1,6 +1,7 @@
 import math
 
 import numpy as np
+import shapely
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -110,8 +111,6 @@ def test_random_simple_folds_stay_flat_foldable_and_unfold_to_the_sheet(lines):
 
 def _z_order(state: FoldState, points: list[tuple[float, float]]) -> list[int]:
     """Indices into ``points`` (crease-pattern points, one per face) from the viewer down."""
-    import shapely
-
     faces = [
         int(shapely.STRtree(state.pattern.face_polygons).query(shapely.Point(p), "within")[0])
         for p in points

@@ -13,6 +13,7 @@ from typing import Literal
 import numpy as np
 import shapely
 
+from .constraints import KeyIndex
 from .fold_format import FoldFormatError
 from .folded import FoldedGeometry, fold_geometry
 from .layers import LayerResult, solve_layers
@@ -269,26 +270,24 @@ def _stacking(
     # old order as "f above g" towards the viewer (+z), keyed by f * n + g
     n_old = old.n_faces
     orders = state.layers.face_orders
-    keys = np.zeros(0, np.int64)
-    above = np.zeros(0, bool)
-    if orders is not None and len(orders):
-        f, g, side = orders[:, 0], orders[:, 1], orders[:, 2]
-        f_up = (side == 1) ^ state.geometry.flipped[f]
-        keys = np.concatenate([f * n_old + g, g * n_old + f])
-        above = np.concatenate([f_up, ~f_up])
-        by = np.argsort(keys)
-        keys, above = keys[by], above[by]
+    if orders is None:
+        orders = np.zeros((0, 3), np.int64)
+    f, g, side = orders[:, 0], orders[:, 1], orders[:, 2]
+    f_up = (side == 1) ^ state.geometry.flipped[f]
+    keys = np.concatenate([f * n_old + g, g * n_old + f])
+    by = np.argsort(keys)
+    old_pair = KeyIndex(keys[by], n_old**2)
+    above = np.concatenate([f_up, ~f_up])[by]
     front = assignment == "V"
 
     def prefer(pairs: np.ndarray) -> np.ndarray:
         a, b = pairs[:, 0], pairs[:, 1]
         ma, mb = moved[a], moved[b]
-        key = source[a] * n_old + source[b]
-        pos = np.minimum(np.searchsorted(keys, key), max(len(keys) - 1, 0))
-        known = (len(keys) > 0) & (keys[pos] == key) if len(keys) else np.zeros(len(a), bool)
-        was_above = above[pos] if len(keys) else np.zeros(len(a), bool)
+        pos = old_pair(source[a] * n_old + source[b])
+        was_above = above[np.maximum(pos, 0)] if len(above) else np.zeros(len(a), bool)
         a_up = np.where(ma == mb, was_above ^ ma, np.where(ma, front, not front))
-        valid = known | (ma != mb)
+        # faces on one side keep (or reverse) an order they had; across the fold, always
+        valid = (pos >= 0) | (ma != mb)
         # as FOLD faceOrders: relative to the side face a's normal points to
         side = np.where(a_up ^ new_geom.flipped[a], 1, -1)
         return np.where(valid, side, 0).astype(np.int8)

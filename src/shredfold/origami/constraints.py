@@ -226,7 +226,7 @@ def _stack_tree(stacks: list[np.ndarray], n_faces: int) -> tuple[np.ndarray, np.
     return np.concatenate(order_all), parent_all
 
 
-def maximal_stacks(cells: Cells) -> list[np.ndarray]:
+def maximal_stacks(cells: Cells, n_faces: int) -> list[np.ndarray]:
     """The cells' face sets, without duplicates and without sets contained in a neighbour's.
 
     Every pair or triple of faces sharing a cell shares one of these stacks: a set inside a
@@ -235,7 +235,6 @@ def maximal_stacks(cells: Cells) -> list[np.ndarray]:
     """
     faces = cells.cell_faces
     sizes = np.array([len(f) for f in faces], np.int64)
-    n_faces = int(max((f.max() for f in faces if len(f)), default=-1)) + 1
     incidence = _incidence(faces, n_faces)
     a, b = cells.segment_cells[:, 0], cells.segment_cells[:, 1]
     ok = (a >= 0) & (b >= 0) & (a != b)
@@ -305,7 +304,7 @@ def _cell_combinations(
 def build_problem(geometry: FoldedGeometry, cells: Cells) -> Problem:
     pattern = geometry.pattern
     n_f = pattern.n_faces
-    stacks = maximal_stacks(cells)
+    stacks = maximal_stacks(cells, n_f)
     pairs, _ = _cell_combinations(stacks, 2, n_f)
 
     proto = Problem(n_f, pairs, (), (), (), np.zeros(0, np.int8))

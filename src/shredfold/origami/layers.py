@@ -9,6 +9,7 @@ to the limit.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -117,15 +118,8 @@ def _solve(
     conflict = _propagate(problem, assign, np.flatnonzero(assign), deadline)
     if conflict is not None:
         kind, row = conflict
-        faces = problem.cons_faces[kind][row]
-        return LayerResult(
-            status="unsatisfiable",
-            reason="layer-order",
-            detail=f"{NAMES[kind]} constraint on faces {sorted(set(faces.tolist()))} cannot hold",
-            variables=problem.n_vars,
-            constraint_counts=counts,
-            bad_faces=tuple(sorted(set(faces.tolist()))),
-        )
+        faces = sorted(set(problem.cons_faces[kind][row].tolist()))
+        return _no_order(problem, counts, faces, f"{NAMES[kind]} constraint on faces {faces} cannot hold")
     comps, clauses = _components(problem, assign)
     hints = None
     if prefer is not None:
@@ -141,27 +135,31 @@ def _solve(
         )
         if found is None:
             faces = sorted(set(problem.pairs[comp_vars].ravel().tolist()))
-            return LayerResult(
-                status="unsatisfiable",
-                reason="layer-order",
-                detail=f"no layer order for a component of {len(comp_vars)} variables",
-                variables=problem.n_vars,
-                constraint_counts=counts,
-                bad_faces=tuple(faces),
-            )
+            detail = f"no layer order for a component of {len(comp_vars)} variables"
+            return _no_order(problem, counts, faces, detail)
         sizes.append(count)
         assign[comp_vars] = found
-    states = 1
-    for n in sizes:
-        states *= n
     return LayerResult(
         status="ok",
-        states=states,
+        states=math.prod(sizes),
         limited=limit is not None and any(n >= limit for n in sizes),
         components=tuple(sizes),
         variables=problem.n_vars,
         constraint_counts=counts,
         face_orders=face_orders(problem, assign, geometry),
+    )
+
+
+def _no_order(
+    problem: Problem, counts: dict[str, int], faces: list[int], detail: str
+) -> LayerResult:
+    return LayerResult(
+        status="unsatisfiable",
+        reason="layer-order",
+        detail=detail,
+        variables=problem.n_vars,
+        constraint_counts=counts,
+        bad_faces=tuple(faces),
     )
 
 

@@ -147,12 +147,6 @@ class CreasePattern:
         return indptr, eid[order]
 
     @cached_property
-    def vertex_edges(self) -> tuple[np.ndarray, ...]:
-        """Edges at each vertex, counter-clockwise."""
-        indptr, eids = self.vertex_edge_lists
-        return tuple(eids[indptr[i] : indptr[i + 1]] for i in range(len(self.vertices)))
-
-    @cached_property
     def boundary_vertices(self) -> np.ndarray:
         mask = np.zeros(len(self.vertices), bool)
         mask[self.edges[self.assignments == "B"].ravel()] = True

@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import shutil
+import signal
 import sys
 from pathlib import Path
 
@@ -150,6 +151,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     )
     # Tests and scripts wait for this line (and read the port from it when --port 0).
     print(f"serving {args.model} at {server.url}", flush=True)
+    # A parent that ignores SIGINT hands that on through exec, and Ctrl-C (or a test's
+    # SIGINT) would then never reach the drain below; take the default handler back.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

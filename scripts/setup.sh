@@ -33,7 +33,7 @@ if [[ ! -x .venv/bin/python ]]; then
 fi
 
 extras=""
-((want_test)) && extras="[test]"
+if ((want_test)); then extras="[test]"; fi
 stamp=".venv/.shredfold-$(sha256sum pyproject.toml | cut -c1-16)${extras}"
 if [[ ! -f "$stamp" ]]; then
   echo "setup: pip install -e .${extras}"
@@ -41,5 +41,5 @@ if [[ ! -f "$stamp" ]]; then
   rm -f .venv/.shredfold-*
   touch "$stamp"
   # The test stamp implies the plain one.
-  ((want_test)) && touch ".venv/.shredfold-$(sha256sum pyproject.toml | cut -c1-16)"
+  if ((want_test)); then touch ".venv/.shredfold-$(sha256sum pyproject.toml | cut -c1-16)"; fi
 fi

@@ -149,11 +149,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         slow_s=args.slow,
         delay_s=args.delay,
     )
+    # A parent that ignores SIGINT hands that on through exec, and Ctrl-C (or a test's
+    # SIGINT) would then never reach the drain below; take the default handler back. Before
+    # the readiness line: a caller may signal the moment it reads it.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     # Tests and scripts wait for this line (and read the port from it when --port 0).
     print(f"serving {args.model} at {server.url}", flush=True)
-    # A parent that ignores SIGINT hands that on through exec, and Ctrl-C (or a test's
-    # SIGINT) would then never reach the drain below; take the default handler back.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -1,15 +1,15 @@
-# shredfold: spec → samples → model queries → scores → leaderboard.
+# shredfold: spec → item sets → model queries → scores → leaderboard.
 # Run: snakemake --cores all results/leaderboard.csv [--config spec=specs/other.yaml]
-# The rules are thin: each calls one `shredfold job …` command; paths carry content keys.
+# The rules are thin and generic over tasks: each calls one `shredfold job …` command; paths
+# carry content keys (patterns in shredfold.paths).
 
 config.setdefault("spec", str(Path(workflow.basedir) / "specs" / "default.yaml"))
 
 
 include: "workflow/rules/common.smk"
-include: "workflow/rules/shred.smk"
+include: "workflow/rules/sets.smk"
 include: "workflow/rules/query.smk"
 include: "workflow/rules/score.smk"
-include: "workflow/rules/origami.smk"
 include: "workflow/rules/aggregate.smk"
 
 

@@ -25,11 +25,11 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from shredfold.models.base import Response, response_key
+from shredfold.calls import Response, response_key
+from shredfold.models.envelope import cached_response, store_response
 from shredfold.models.openai_compat import OpenAICompatible
 from shredfold.prompts.shred import build_request
 from shredfold.spec import ModelConfig
-from shredfold.stages.query import cached_response, store_response
 from shredfold.store import Store
 
 

@@ -114,10 +114,10 @@ def ocr_ned(docs: list[tuple[str, int]], configs: list[tuple[int, float]], prese
 
     from PIL import Image
 
-    from shredfold import ocr
     from shredfold.corpus.document import domain_kind
     from shredfold.metrics.text import ned
-    from shredfold.models.builtin.orient import upright
+    from shredfold.models.builtin.ocr import reader as ocr
+    from shredfold.models.builtin.ocr.orient import upright
     from shredfold.shred.sample import load_public, load_truth, make_sample
 
     rows: dict[tuple[int, float], dict[str, list[float]]] = {}

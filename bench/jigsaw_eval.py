@@ -77,15 +77,15 @@ def evaluate(folder: Path, ocr_on: bool) -> dict:
         "solve_s": t1 - t0,
     }
     if ocr_on:
-        from shredfold import ocr
         from shredfold.metrics.text import ned
+        from shredfold.models.builtin.ocr import reader as ocr
 
         text = read(sol, kind, ocr.read_lines).text
         row["read_s"] = time.perf_counter() - t1
         ref = load_truth(folder)
         if kind == "table":
-            from shredfold.metrics.tables import table_text
             from shredfold.metrics.teds import teds
+            from shredfold.tables import table_text
 
             row["teds"] = teds(text, ref.html) if ref.html else None
             row["ned"] = ned(table_text(text) if "<table" in text else text, ref.text, "table")

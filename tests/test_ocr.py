@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
-from shredfold import ocr
-from shredfold.metrics import ned, table_text
+from shredfold.metrics.text import ned
+from shredfold.models.builtin.ocr import reader as ocr
+from shredfold.tables import table_text
 
 DEJAVU = "/usr/share/fonts/truetype/dejavu/"
 

@@ -1,5 +1,5 @@
-from shredfold.plan import make_plan
-from shredfold.spec import load_spec
+from shredfold.plan import load_plan, make_plan, write_plan
+from shredfold.resolve import load_spec
 
 SPEC = """\
 name: p
@@ -19,14 +19,14 @@ def plan_of(tmp_path, text, name="s.yaml"):
 
 def test_grid_is_sets_by_domain_and_n_and_cells_by_model(tmp_path):
     plan = plan_of(tmp_path, SPEC)
-    assert sorted((s.domain, s.n, len(s.items)) for s in plan.sets.values()) == [
+    assert sorted((s.labels["domain"], s.labels["n"], len(s.items)) for s in plan.item_sets.values()) == [
         ("news_en", 1, 2), ("news_en", 8, 2), ("table", 1, 2), ("table", 8, 2)
     ]
     assert len(plan.cells) == 8
     assert {c.model.id for c in plan.cells} == {"oracle", "ocr-islands"}
     cell = plan.cells[0]
     assert cell.query_key in cell.query_path and cell.score_key in cell.score_path
-    assert plan.cell(cell.score_key) is cell
+    assert plan.cell(cell.score_key, cell.score_where) is cell
 
 
 def test_keys_are_stable_across_loads(tmp_path):
@@ -42,8 +42,8 @@ def test_render_override_changes_only_that_domain(tmp_path):
         SPEC.replace("models:", "  render_by_domain:\n    table:\n      texture: 0.1\nmodels:"),
         "b.yaml",
     )
-    old = {(s.domain, s.n): s.key for s in base.sets.values()}
-    new = {(s.domain, s.n): s.key for s in changed.sets.values()}
+    old = {(s.labels["domain"], s.labels["n"]): s.key for s in base.item_sets.values()}
+    new = {(s.labels["domain"], s.labels["n"]): s.key for s in changed.item_sets.values()}
     assert [k for k in old if old[k] != new[k]] == [("table", 1), ("table", 8)]
 
 
@@ -57,4 +57,34 @@ def test_adding_a_model_keeps_other_cells(tmp_path):
 def test_seed_changes_every_sample(tmp_path):
     a = plan_of(tmp_path, SPEC, "a.yaml")
     b = plan_of(tmp_path, "seed: 9\n" + SPEC, "b.yaml")
-    assert not set(a.sets) & set(b.sets)
+    assert not set(a.item_sets) & set(b.item_sets)
+
+
+def test_a_plan_file_gives_jobs_the_same_plan(tmp_path):
+    plan = plan_of(tmp_path, SPEC)
+    rel = write_plan(plan, tmp_path)
+    assert rel == write_plan(plan, tmp_path)  # content-addressed: one file per plan
+    again = load_plan(tmp_path / rel)
+    assert again.summary() == plan.summary()
+    cell = plan.cells[-1]
+    assert again.cell(cell.query_key, cell.query_where).query_path == cell.query_path
+    assert again.item_set(cell.item_set.key).items == cell.item_set.items
+
+
+def test_planning_writes_nothing_and_loads_no_imaging_library(tmp_path):
+    import subprocess
+    import sys
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text(SPEC + "origami:\n  designs: {builtin: true, procedural: 0}\n  mcq_items: 4\n")
+    code = (
+        "import sys\n"
+        "from shredfold.plan import make_plan\n"
+        "from shredfold.resolve import load_spec\n"
+        f"make_plan(load_spec({str(spec)!r}))\n"
+        "heavy = {'cv2', 'PIL', 'shapely', 'scipy', 'skimage', 'pysat', 'httpx', 'rapidocr_onnxruntime', 'bpy', 'torch', 'duckdb', 'pyarrow'}\n"
+        "print(sorted(heavy & {m.split('.')[0] for m in sys.modules}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.yaml"]

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from shredfold.spec import SpecError, json_schemas, load_spec
+from shredfold.resolve import load_spec
+from shredfold.spec import SpecError, json_schemas
 
 GOOD = """\
 name: t

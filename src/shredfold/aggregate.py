@@ -1,7 +1,10 @@
-"""DuckDB over exactly the plan's cell tables → leaderboard and breakdown CSVs.
+"""DuckDB over exactly the plan's cell tables → the leaderboard and one breakdown per benchmark.
 
 Only the Parquet files the current plan lists are read, so stale cells left in ``results/``
-by an earlier spec never leak into the leaderboard.
+by an earlier spec never leak into the leaderboard. What each column means is the tasks'
+business: every task gives SQL select expressions over its benchmark's rows (grouped by
+model for the leaderboard, by the breakdown's keys for its breakdown); this module runs them
+and joins the benchmarks by model.
 """
 
 from __future__ import annotations
@@ -10,159 +13,151 @@ import csv
 import io
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
-
+from shredfold import paths
 from shredfold.store import atomic_write_text
+from shredfold.tasks.base import Breakdown, ItemSet, Task
+
+if TYPE_CHECKING:
+    import duckdb
 
 DIGITS = 6
 
-_SHRED_METRICS = """
-    count(*) AS items,
-    count(error) AS errors,
-    round(count(error) / count(*), {d}) AS error_rate,
-    round(avg(ned), {d}) AS ned,
-    round(avg(bleu), {d}) AS bleu,
-    round(avg(rouge_l), {d}) AS rouge_l,
-    round(avg(teds) FILTER (WHERE kind = 'table'), {d}) AS teds,
-    round(avg(teds_s) FILTER (WHERE kind = 'table'), {d}) AS teds_s
-"""
 
-# Latency over every answered item, cached or not: a stored answer keeps the latency it was
-# measured with, so the columns do not depend on which run (or retry attempt) paid for it,
-# and re-scoring from stored responses reproduces them exactly. Cost is what the answers cost.
-_COST = """
-    sum(input_tokens) AS input_tokens,
-    sum(output_tokens) AS output_tokens,
-    round(sum(cost_usd), {d}) AS cost_usd,
-    round(quantile_cont(latency_s, 0.5) FILTER (WHERE error IS NULL), 3) AS latency_p50_s,
-    round(quantile_cont(latency_s, 0.95) FILTER (WHERE error IS NULL), 3) AS latency_p95_s
-"""
+@dataclass
+class Grid:
+    """The tasks of a plan and their item sets (what the columns are made for)."""
+
+    tasks: list[Task]
+    sets: dict[str, list[ItemSet]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, plan: Any) -> Grid:
+        return cls(plan.tasks(), {t.name: plan.sets_of(t.name) for t in plan.tasks()})
+
+    def benchmarks(self) -> dict[str, list[Task]]:
+        out: dict[str, list[Task]] = {}
+        for t in self.tasks:
+            out.setdefault(t.benchmark, []).append(t)
+        return out
 
 
-def _connect(paths: Sequence[str]) -> duckdb.DuckDBPyConnection:
+def _connect(tables: Sequence[str]) -> duckdb.DuckDBPyConnection:
+    import duckdb
+
     con = duckdb.connect(":memory:")
     con.execute("SET threads TO 1")
-    if paths:
-        files = ", ".join("'" + p.replace("'", "''") + "'" for p in paths)
+    if tables:
+        files = ", ".join("'" + p.replace("'", "''") + "'" for p in tables)
         con.execute(f"CREATE VIEW rows AS SELECT * FROM read_parquet([{files}], union_by_name=true)")
+    else:
+        con.execute("CREATE VIEW rows AS SELECT NULL::VARCHAR AS model, NULL::VARCHAR AS benchmark WHERE false")
     return con
 
 
-_ORIGAMI_TIERS = ("easy", "medium", "hard")
+def _present(con: duckdb.DuckDBPyConnection, bench_tasks: Sequence[Task]) -> bool:
+    """Whether the tables hold this benchmark's rows (its tasks' columns all exist)."""
+    have = {r[0] for r in con.execute("DESCRIBE rows").fetchall()}
+    return all(set(t.row_type.model_fields) <= have for t in bench_tasks)
 
 
-def _origami_columns(d: int = DIGITS) -> str:
-    """OrigamiBench leaderboard columns (NULL for a model without origami cells)."""
-    cols = [
-        f"round(avg(correct) FILTER (WHERE domain = 'mcq_assoc'), {d}) AS origami_mcq_assoc",
-        f"round(avg(correct) FILTER (WHERE domain = 'mcq_causal'), {d}) AS origami_mcq_causal",
-    ]
-    for m in ("qe", "gs", "ss"):
-        cols.append(f"round(avg({m}) FILTER (WHERE domain = 'fullstep'), {d}) AS origami_{m}")
-        cols += [
-            f"round(avg({m}) FILTER (WHERE domain = 'fullstep' AND tier = '{t}'), {d}) AS origami_{m}_{t}"
-            for t in _ORIGAMI_TIERS
-        ]
-    cols += [
-        f"round(avg(steps) FILTER (WHERE domain = 'fullstep'), {d}) AS origami_steps",
-        f"round(sum(invalid) FILTER (WHERE domain = 'fullstep') / "
-        f"nullif(sum(turns) FILTER (WHERE domain = 'fullstep'), 0), {d}) AS origami_invalid_rate",
-        "count(error) AS origami_errors",
-    ]
-    return ",\n".join(cols)
+def _unique(columns: Sequence[str]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for c in columns:
+        if c not in seen:
+            seen.add(c)
+            out.append(c)
+    return out
 
 
-def _names(con: duckdb.DuckDBPyConnection) -> set[str]:
-    try:
-        return {r[0] for r in con.execute("DESCRIBE rows").fetchall()}
-    except duckdb.Error:
-        return set()
+def _alias(expr: str) -> str:
+    return expr.rsplit(" AS ", 1)[-1].strip()
 
 
-def _has_origami(con: duckdb.DuckDBPyConnection) -> bool:
-    return {"tier", "correct", "gs"} <= _names(con)
+def _expr(expr: str) -> str:
+    return expr.rsplit(" AS ", 1)[0].strip()
 
 
-def leaderboard(paths: Sequence[str], granularities: Sequence[int]) -> tuple[list[str], list[tuple]]:
-    con = _connect(paths)
-    if "ned" in _names(con) or not _has_origami(con):
-        cols, rows = _shred_leaderboard(paths, granularities)
-    else:  # an origami-only spec
-        cols, rows = ["model", "reference"], []
-    if not _has_origami(con):
-        return cols, rows
-    res = con.execute(
-        f"SELECT model, bool_or(reference) AS reference, {_origami_columns()} "
-        "FROM rows WHERE benchmark = 'origami' GROUP BY model"
-    )
-    ocols = [d[0] for d in res.description][2:]
-    origami = {r[0]: r for r in res.fetchall()}
-    shred_models = {r[0] for r in rows}
-    out = [(*r, *(origami[r[0]][2:] if r[0] in origami else (None,) * len(ocols))) for r in rows]
-    # a model with origami cells only: empty shred columns, the reference flag from its cells
-    for name in sorted(set(origami) - shred_models):
-        blank = [None] * len(cols)
-        blank[0], blank[1] = name, origami[name][1]
-        out.append((*blank, *origami[name][2:]))
-    return [*cols, *ocols], out
+def leaderboard(tables: Sequence[str], grid: Grid) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """A row per model: each benchmark's columns (in plan order). Models of the first
+    benchmark come first, reference rows before the others, then by that benchmark's ranking
+    columns (empty last), then by name; models only in later benchmarks follow likewise."""
+    con = _connect(tables)
+    cols = ["model", "reference"]
+    by_model: dict[str, dict[str, Any]] = {}
+    order: list[str] = []
+    sort: list[str] = []
+    first: set[str] = set()
+    for i, (bench, bench_tasks) in enumerate(grid.benchmarks().items()):
+        if not _present(con, bench_tasks):
+            continue
+        own: list[str] = []
+        trailer: list[str] = []
+        for t in bench_tasks:
+            c, tr = t.leaderboard(grid.sets.get(t.name, []))
+            own += c
+            trailer += tr
+            sort = sort or t.sort_columns()
+        exprs = _unique(own + trailer)
+        sql = (
+            f"SELECT model, bool_or(reference) AS reference, {', '.join(exprs)} "
+            f"FROM rows WHERE benchmark = '{bench}' GROUP BY model ORDER BY model"
+        )
+        res = con.execute(sql)
+        names = [d[0] for d in res.description]
+        cols += names[2:]
+        for r in res.fetchall():
+            if i == 0:
+                first.add(r[0])
+            entry = by_model.setdefault(r[0], {"model": r[0], "reference": False})
+            if r[0] not in order:
+                order.append(r[0])
+            entry["reference"] = bool(entry["reference"] or r[1])
+            entry.update(zip(names[2:], r[2:], strict=True))
+
+    def rank(model: str) -> tuple[Any, ...]:
+        e = by_model[model]
+        keys = [(e.get(c) is None, e.get(c) if e.get(c) is not None else 0) for c in sort]
+        return (model not in first, not e["reference"], *keys, model)
+
+    rows = [tuple(by_model[m].get(c) for c in cols) for m in sorted(order, key=rank)]
+    return cols, rows
 
 
-def breakdown_origami(paths: Sequence[str]) -> tuple[list[str], list[tuple]]:
-    """Origami metrics by model, task, tier and design category."""
-    con = _connect(paths)
-    if not _has_origami(con):
-        return ["model"], []
-    sql = f"""
-        SELECT model, domain AS task, tier, category, count(*) AS items,
-               round(avg(correct), {DIGITS}) AS accuracy,
-               round(avg(qe), {DIGITS}) AS qe, round(avg(gs), {DIGITS}) AS gs,
-               round(avg(ss), {DIGITS}) AS ss, round(avg(steps), {DIGITS}) AS steps,
-               round(sum(invalid) / nullif(sum(turns), 0), {DIGITS}) AS invalid_rate,
-               count(error) AS errors
-        FROM rows WHERE benchmark = 'origami'
-        GROUP BY model, domain, tier, category
-        ORDER BY model, task, tier, category
-    """
-    res = con.execute(sql)
-    return [d[0] for d in res.description], res.fetchall()
+def breakdowns(tables: Sequence[str], grid: Grid) -> dict[str, tuple[list[str], list[tuple[Any, ...]]]]:
+    """Each benchmark's breakdown table (file name → columns, rows), models and keys sorted."""
+    con = _connect(tables)
+    out: dict[str, tuple[list[str], list[tuple[Any, ...]]]] = {}
+    for bench, bench_tasks in grid.benchmarks().items():
+        if not _present(con, bench_tasks):
+            continue
+        parts: list[Breakdown] = [t.breakdown for t in bench_tasks]
+        b = parts[0]
+        keys = list(b.keys)
+        select = _unique(
+            [*(x for p in parts for x in p.lead), *(x for p in parts for x in p.columns), *(x for p in parts for x in p.trailer)]
+        )
+        group = ", ".join(["model", *(_expr(k) for k in keys)])
+        order = ", ".join(["model", *(_alias(k) for k in keys)])
+        sql = (
+            f"SELECT model, {', '.join(keys)}, {', '.join(select)} FROM rows "
+            f"WHERE benchmark = '{bench}' GROUP BY {group} ORDER BY {order}"
+        )
+        res = con.execute(sql)
+        out[b.file] = ([d[0] for d in res.description], res.fetchall())
+    return out
 
 
-def _shred_leaderboard(paths: Sequence[str], granularities: Sequence[int]) -> tuple[list[str], list[tuple]]:
-    con = _connect(paths)
-    per_n = ",\n".join(
-        f"round(avg(ned) FILTER (WHERE granularity = {int(n)}), {DIGITS}) AS ned_n{int(n)}"
-        for n in sorted(granularities)
-    )
-    sql = f"""
-        SELECT model, bool_or(reference) AS reference,
-               {_SHRED_METRICS.format(d=DIGITS)},
-               {per_n + "," if per_n else ""}
-               {_COST.format(d=DIGITS)}
-        FROM rows WHERE benchmark = 'shred'
-        GROUP BY model
-        ORDER BY reference DESC, ned ASC, model ASC
-    """
-    res = con.execute(sql)
-    cols = [d[0] for d in res.description]
-    return cols, res.fetchall()
+def breakdown_files() -> list[str]:
+    """Every breakdown file a plan can produce (written, header only, when a benchmark is
+    absent, so Snakemake can declare them all as outputs)."""
+    from shredfold.tasks.registry import tasks
 
-
-def breakdown(paths: Sequence[str]) -> tuple[list[str], list[tuple]]:
-    con = _connect(paths)
-    if _has_origami(con) and "ned" not in _names(con):
-        return ["model", "domain", "granularity"], []
-    sql = f"""
-        SELECT model, domain, granularity, {_SHRED_METRICS.format(d=DIGITS)},
-               {_COST.format(d=DIGITS)}
-        FROM rows WHERE benchmark = 'shred'
-        GROUP BY model, domain, granularity
-        ORDER BY model, domain, granularity
-    """
-    res = con.execute(sql)
-    return [d[0] for d in res.description], res.fetchall()
+    return _unique([paths.breakdown_path(t.breakdown.file) for t in tasks()])
 
 
 def _fmt(v: Any) -> str:
@@ -175,7 +170,7 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def to_csv(cols: list[str], rows: list[tuple]) -> str:
+def to_csv(cols: list[str], rows: list[tuple[Any, ...]]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(cols)
@@ -184,20 +179,16 @@ def to_csv(cols: list[str], rows: list[tuple]) -> str:
     return buf.getvalue()
 
 
-def write_tables(
-    paths: Sequence[str],
-    granularities: Sequence[int],
-    leaderboard_csv: str,
-    breakdown_csv: str,
-    breakdown_origami_csv: str | None = None,
-) -> None:
-    missing = [p for p in paths if not Path(p).is_file()]
+def write_tables(tables: Sequence[str], grid: Grid, leaderboard_csv: str, breakdown_csvs: Sequence[str]) -> None:
+    missing = [p for p in tables if not Path(p).is_file()]
     if missing:
         raise FileNotFoundError(f"cell tables missing: {missing[:3]}{' …' if len(missing) > 3 else ''}")
-    atomic_write_text(leaderboard_csv, to_csv(*leaderboard(paths, granularities)))
-    atomic_write_text(breakdown_csv, to_csv(*breakdown(paths)))
-    # Written even when empty (header only), so Snakemake can declare it as an output.
-    out = breakdown_origami_csv or str(
-        Path(breakdown_csv).with_name(Path(breakdown_csv).stem + "_origami.csv")
-    )
-    atomic_write_text(out, to_csv(*breakdown_origami(paths)))
+    atomic_write_text(leaderboard_csv, to_csv(*leaderboard(tables, grid)))
+    made = breakdowns(tables, grid)
+    from shredfold.tasks.registry import tasks
+
+    headers = {t.breakdown.file: ["model", *(_alias(k) for k in t.breakdown.keys)] for t in tasks()}
+    for path in breakdown_csvs:
+        name = Path(path).name
+        cols, rows = made.get(name, (headers.get(name, ["model"]), []))
+        atomic_write_text(path, to_csv(cols, rows))

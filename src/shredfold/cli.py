@@ -1,68 +1,151 @@
-"""``shredfold …`` commands: plan, show, schema, and the job entry points Snakemake calls."""
+"""``shredfold …`` commands: plan, show, verify, schema, serve, and the jobs Snakemake runs.
+
+Every failure a user can cause (a wrong spec, a missing key, a corrupt store object, a busy
+port) ends in one line naming the cause and exit status 2 (1 for a failed verification).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import logging
-import shutil
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
+from shredfold import paths
 from shredfold.spec import SpecError
+from shredfold.store import CorruptObjectError
 
-RESULTS = Path("results")
+RESULTS = Path(paths.RESULTS)
+SHOW_MARKER = ".shredfold-show.json"
 
 
-def _store(results: Path):
+class UserError(Exception):
+    """A problem the user can fix; printed as one line, exit 2."""
+
+
+def _store(results: Path) -> Any:
     from shredfold.store import Store
 
     return Store(results / "store")
 
 
-def _plan(spec: str):
+def _plan(spec: str, results: Path | None = None, write: bool = False) -> Any:
     from shredfold.plan import make_plan
-    from shredfold.spec import load_spec
+    from shredfold.resolve import load_spec
 
-    return make_plan(load_spec(spec))
+    store = _store(results) if results is not None and (results / "store").is_dir() else None
+    try:
+        return make_plan(load_spec(spec), store, write=write)
+    except (ValueError, FileNotFoundError) as exc:
+        if isinstance(exc, SpecError):
+            raise
+        raise UserError(f"{spec}: {exc}") from None
+
+
+# ---------------------------------------------------------------- plan
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    plan = _plan(args.spec)
+    plan = _plan(args.spec, Path(args.results))
     if args.json:
         print(json.dumps(plan.summary(), indent=1))
         return 0
     print(f"spec {plan.spec.path}")
-    print(f"{len(plan.sets)} sample sets, {sum(len(s.items) for s in plan.sets.values())} samples")
-    for s in plan.sets.values():
-        print(f"  set {s.domain:12s} N={s.n:<3d} {s.key[:16]}  {len(s.items)} items")
-        for it in s.items:
-            print(f"    sample {it.key}  {it.doc.doc_id}")
+    n_items = sum(len(s.items) for s in plan.item_sets.values())
+    print(f"{len(plan.item_sets)} item sets, {n_items} items")
+    for s in plan.item_sets.values():
+        labels = " ".join(f"{k}={v}" for k, v in s.labels.items())
+        print(f"  set {s.task:16s} {labels:28s} {s.key[:16]}  {len(s.items)} items")
     print(f"{len(plan.cells)} cells")
     for c in plan.cells:
-        print(f"  cell {c.name:40s} query {c.query_key[:16]} score {c.score_key[:16]}")
+        print(f"  cell {c.name:44s} query {c.query_key[:16]} score {c.score_key[:16]}")
     return 0
 
 
+# ---------------------------------------------------------------- show
+
+
+def _show_target(out: Path, force: bool) -> list[str]:
+    """Check that ``out`` may receive a sample; return the files a previous show wrote."""
+    if not out.exists():
+        return []
+    if not out.is_dir():
+        raise UserError(f"{out} exists and is not a folder")
+    entries = [p for p in out.iterdir()]
+    if not entries:
+        return []
+    marker = out / SHOW_MARKER
+    if not force:
+        raise UserError(f"{out} is not empty; choose another --out, or --force to replace what an earlier `shredfold show` wrote there")
+    if not marker.is_file():
+        raise UserError(f"{out} was not written by `shredfold show` (no {SHOW_MARKER}); refusing to touch it")
+    try:
+        written = json.loads(marker.read_text(encoding="utf-8"))["files"]
+    except (ValueError, KeyError, TypeError):
+        raise UserError(f"{marker} is unreadable; refusing to touch {out}") from None
+    return [str(f) for f in written]
+
+
 def cmd_show(args: argparse.Namespace) -> int:
-    from shredfold.shred.sample import SAMPLE_STAGE
+    from shredfold.shred.sample_folder import SAMPLE_STAGE
+    from shredfold.store import atomic_write_bytes, atomic_write_json
 
     store = _store(Path(args.results))
     matches = [k for k in store.keys(SAMPLE_STAGE) if k.startswith(args.key)]
     if not matches:
-        print(f"no sample with key starting {args.key!r} under {store.root}", file=sys.stderr)
-        return 2
+        raise UserError(f"no sample with key starting {args.key!r} under {store.root}")
     if len(matches) > 1:
-        print(f"key prefix {args.key!r} is ambiguous: {len(matches)} samples", file=sys.stderr)
-        return 2
-    src = store.path(SAMPLE_STAGE, matches[0])
-    out = Path(args.out or f"show-{matches[0][:12]}")
-    if out.exists():
-        shutil.rmtree(out)
-    shutil.copytree(src, out, ignore=shutil.ignore_patterns("_manifest.json"))
-    print(f"sample {matches[0]} written to {out}/ (pieces/, composite.png, page.png, truth.txt)")
+        raise UserError(f"key prefix {args.key!r} is ambiguous: {len(matches)} samples")
+    key = matches[0]
+    out = Path(args.out or f"show-{key[:12]}")
+    previous = _show_target(out, args.force)
+    files = sorted(store.manifest(SAMPLE_STAGE, key))
+    clash = [f for f in files if (out / f).exists() and f not in previous]
+    if clash:
+        raise UserError(f"{out}/{clash[0]} exists and was not written by `shredfold show`; refusing to overwrite it")
+    obj = store.object(SAMPLE_STAGE, key)
+    data = {f: obj.read_bytes(f) for f in files}  # verified before anything is written
+    for f in previous:
+        stale = out / f
+        if f not in data and stale.is_file() and stale.resolve().is_relative_to(out.resolve()):
+            stale.unlink()
+    for f, content in data.items():
+        atomic_write_bytes(out / f, content)
+    atomic_write_json(out / SHOW_MARKER, {"sample": key, "files": files})
+    print(f"sample {key} written to {out}/ (pieces/, composite.png, page.png, truth.txt)")
     return 0
+
+
+# ---------------------------------------------------------------- verify
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    if args.store is None:
+        raise UserError("give --store [RESULTS] to check a results store")
+    store = _store(Path(args.store))
+    if not store.root.is_dir():
+        raise UserError(f"no store at {store.root}")
+    checked = 0
+    problems: dict[str, list[str]] = {}
+    for stage in store.stages():
+        for key in store.all_keys(stage):
+            checked += 1
+            found = store.verify(stage, key)
+            if found:
+                problems.setdefault(stage, []).extend(found)
+    for found in problems.values():
+        for p in found:
+            print(f"problem: {p}")
+    total = sum(len(v) for v in problems.values())
+    by_stage = ", ".join(f"{s}: {len(v)}" for s, v in sorted(problems.items())) or "none"
+    print(f"{checked} objects checked under {store.root}; {total} problem(s) ({by_stage})")
+    return 1 if total else 0
+
+
+# ---------------------------------------------------------------- schema
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
@@ -85,44 +168,70 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------- jobs
+
+# Objects a job can make again from the spec (moved aside when corrupt and rebuilt on the
+# next run); answers are not among them: they cost money.
+def _rebuild_hint(exc: CorruptObjectError, plan: Any, args: argparse.Namespace) -> str:
+    from shredfold.calls import RESPONSE_STAGE
+    from shredfold.store import Store
+
+    store: Store = _store(Path(args.results))
+    if exc.stage == RESPONSE_STAGE:
+        return (
+            "an answer is never asked again silently (it may have cost money): inspect or "
+            "restore it, or run again with `--config reask_corrupt=true` to ask the model again"
+        )
+    moved = store.quarantine(exc.stage, exc.key) if store.path(exc.stage, exc.key).exists() else None
+    # The job that made the object must run again: drop its finished-marker (a manifest this
+    # pipeline wrote), never anything else.
+    stale = None
+    if plan is not None and args.key:
+        cell = plan.cell(args.key, args.where) if args.stage in ("query", "score") else None
+        made_by_query = exc.stage == "origami_episode"
+        if cell is not None:
+            stale = Path(args.input) if made_by_query and args.input else Path(cell.item_set.path)
+        elif args.stage == "set":
+            stale = Path(plan.item_set(args.key).path)
+    if stale is not None and stale.is_file():
+        stale.unlink()
+    where = f" to {moved}" if moved else ""
+    return f"it was moved aside{where} and will be rebuilt: run the same command again"
+
+
 def cmd_job(args: argparse.Namespace) -> int:
+    from shredfold.plan import load_plan
+
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr
     )
-    plan = _plan(args.spec)
+    plan = load_plan(args.plan)
     store = _store(Path(args.results))
-    if args.stage == "shred":
-        from shredfold.stages.shred import run_sample_set
+    try:
+        if args.stage == "set":
+            from shredfold.stages.build import run_set
 
-        run_sample_set(plan, args.key, args.out[0], store)
-    elif args.stage == "query":
-        from shredfold.stages.query import run_query_cell
+            run_set(plan, args.key, args.out[0], store)
+        elif args.stage == "query":
+            from shredfold.stages.query import run_query
 
-        # None defers to SHREDFOLD_REPLAY_ONLY in the environment.
-        run_query_cell(plan, args.key, args.out[0], store, replay_only=args.replay_only or None)
-    elif args.stage == "score":
-        from shredfold.stages.score import run_score_cell
+            # None defers to SHREDFOLD_REPLAY_ONLY in the environment.
+            run_query(plan, args.key, args.where, args.out[0], store, replay_only=args.replay_only or None)
+        elif args.stage == "score":
+            from shredfold.stages.score import run_score
 
-        run_score_cell(plan, args.key, args.input, args.out[0], store)
-    elif args.stage == "origami-set":
-        from shredfold.stages.origami import run_origami_set
+            run_score(plan, args.key, args.where, args.input, args.out[0], store)
+        elif args.stage == "aggregate":
+            from shredfold.aggregate import Grid, write_tables
 
-        run_origami_set(plan, args.key, args.out[0], store)
-    elif args.stage == "origami-run":
-        from shredfold.stages.origami import run_origami_cell
-
-        run_origami_cell(plan, args.key, args.out[0], store, replay_only=args.replay_only or None)
-    elif args.stage == "origami-score":
-        from shredfold.stages.origami import score_origami_cell
-
-        score_origami_cell(plan, args.key, args.input, args.out[0], store)
-    elif args.stage == "aggregate":
-        from shredfold.aggregate import write_tables
-
-        grans = plan.spec.spec.shred.granularities if plan.spec.spec.shred else []
-        # Snakemake passes the tables of the cells' current attempts (-rN); see plan.resolve_attempts.
-        write_tables(args.tables or plan.score_paths, grans, *args.out[:3])
+            # Snakemake passes the tables of the cells' current attempts (see plan.resolve_attempts).
+            write_tables(args.tables or plan.score_paths, Grid.of(plan), args.out[0], args.out[1:])
+    except CorruptObjectError as exc:
+        raise UserError(f"{exc}; {_rebuild_hint(exc, plan, args)}") from None
     return 0
+
+
+# ---------------------------------------------------------------- serve
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -166,6 +275,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------- parser
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="shredfold", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
@@ -173,13 +285,19 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("plan", help="print the grid of a spec and its content keys")
     sp.add_argument("spec")
     sp.add_argument("--json", action="store_true")
+    sp.add_argument("--results", default=str(RESULTS), help="read cached inputs from this results folder (never written)")
     sp.set_defaults(func=cmd_plan)
 
     sp = sub.add_parser("show", help="write a sample's pieces, composite and truth to a folder")
     sp.add_argument("key", help="sample key or a unique prefix of it")
-    sp.add_argument("--out", help="folder to write (default show-KEY)")
+    sp.add_argument("--out", help="folder to write (default show-KEY); must be new or empty")
+    sp.add_argument("--force", action="store_true", help="replace what an earlier show wrote in --out")
     sp.add_argument("--results", default=str(RESULTS))
     sp.set_defaults(func=cmd_show)
+
+    sp = sub.add_parser("verify", help="check the integrity of a results store")
+    sp.add_argument("--store", nargs="?", const=str(RESULTS), metavar="RESULTS", help="check every object of RESULTS/store (default results)")
+    sp.set_defaults(func=cmd_verify)
 
     sp = sub.add_parser("schema", help="write (or --check) the JSON Schemas in schemas/")
     sp.add_argument("--dir", default="schemas")
@@ -189,7 +307,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser(
         "serve", help="serve a built-in model as an OpenAI-compatible /v1/chat/completions"
     )
-    sp.add_argument("--model", required=True, help="oracle, ocr-islands, jigsaw-ocr or echo")
+    sp.add_argument("--model", required=True, help="a built-in model (oracle, ocr-islands, …) or echo")
     sp.add_argument("--host", default="127.0.0.1")
     sp.add_argument("--port", type=int, default=8000, help="0 picks a free port (printed)")
     sp.add_argument("--results", help="results folder whose store holds the samples (oracle)")
@@ -202,9 +320,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.set_defaults(func=cmd_serve)
 
     sp = sub.add_parser("job", help="run one pipeline job (called by Snakemake rules)")
-    sp.add_argument("stage", choices=["shred", "query", "score", "origami-set", "origami-run", "origami-score", "aggregate"])
-    sp.add_argument("--spec", required=True)
+    sp.add_argument("stage", choices=["set", "query", "score", "aggregate"])
+    sp.add_argument("--plan", required=True, help="the plan file Snakemake wrote")
     sp.add_argument("--key", default="")
+    sp.add_argument("--where", default="", help="query/score: the cell's path part")
     sp.add_argument("--input", default="")
     sp.add_argument("--out", nargs="+", required=True)
     sp.add_argument("--results", default=str(RESULTS))
@@ -222,6 +341,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except SpecError as exc:
         print(f"spec error: {exc}", file=sys.stderr)
+        return 2
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
 
 

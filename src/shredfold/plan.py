@@ -1,153 +1,76 @@
-"""Expand a spec into grid cells and their content keys. Pure and fast: no images are made.
+"""Expand a spec into item sets and cells with their content keys: pure and light.
 
-Jobs are cells, not items (see design.md): a *sample set* (domain × granularity) is one
-shred job, a *query cell* (model × domain × granularity) asks one model about one set, and a
-*score cell* turns the answers into a Parquet table. Each path carries the key of what it was
-made from, so a changed parameter means a new path, and only the affected cells run.
+Jobs are cells, not items (see design.md): an *item set* (e.g. one domain at one N) is one
+build job; a *cell* (one model on one item set) is a query job and a score job. Each path
+carries the key of what it was made from, so a changed parameter means a new path, and only
+the affected cells run. The tasks (:mod:`shredfold.tasks`) say what their item sets are.
+
+``make_plan`` imports no imaging, geometry or OCR library and builds no model (identities
+come from the adapters' configuration). Snakemake plans once per invocation and writes the
+plan to a content-addressed file (:func:`write_plan`) that every job loads
+(:func:`load_plan`), so a job does not plan the spec again.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from shredfold.corpus.document import Document, domain_kind
-from shredfold.corpus.loaders import load_corpus
-from shredfold.spec import ModelConfig, RenderSettings, ResolvedSpec, SynthesisSettings
-from shredfold.store import content_key
+from shredfold import paths
+from shredfold.models import registry
+from shredfold.spec import ResolvedSpec
+from shredfold.store import Store, atomic_write_bytes, canonical_json, sha256_bytes
+from shredfold.tasks.base import Cell, ItemSet, PlanContext, Task, make_cells
+from shredfold.tasks.registry import get as get_task
+from shredfold.tasks.registry import tasks
 
-QUERY_STAGE, QUERY_VERSION = "query", 1
-SCORE_STAGE, SCORE_VERSION = "score", 1
-
-
-@dataclass(frozen=True)
-class ShredItem:
-    key: str
-    doc: Document
-    n: int
-    render: RenderSettings
-    synthesis: SynthesisSettings
-    seed: int
-
-    @property
-    def kind(self) -> str:
-        return domain_kind(self.doc.domain)
-
-    @property
-    def lang(self) -> str:
-        return "zh" if self.doc.domain.endswith("_zh") else "en"
-
-
-@dataclass(frozen=True)
-class ShredSet:
-    """All samples of one domain at one granularity: the unit of the shred job."""
-
-    domain: str
-    n: int
-    key: str
-    items: tuple[ShredItem, ...]
-
-    @property
-    def path(self) -> str:
-        return f"results/sets/shred/{self.domain}/N{self.n}/{self.key}.json"
-
-
-@dataclass(frozen=True)
-class OrigamiSet:
-    """The items of one OrigamiBench task at one complexity tier: the unit of the set job.
-
-    ``items`` are :class:`~shredfold.origami.tasks.McqSpec` (MCQ) or
-    :class:`~shredfold.origami.designs.Design` (full-step targets, keyed by target key).
-    """
-
-    task: str
-    tier: str
-    key: str
-    items: tuple[Any, ...]
-    item_keys: tuple[str, ...]
-
-    @property
-    def path(self) -> str:
-        return f"results/sets/origami/{self.task}/{self.tier}/{self.key}.json"
-
-
-@dataclass(frozen=True)
-class Cell:
-    benchmark: str
-    model: ModelConfig
-    identity: dict[str, Any] = field(compare=False, hash=False)
-    domain: str = ""
-    n: int = 0
-    sample_set: ShredSet | None = None
-    query_key: str = ""
-    score_key: str = ""
-    attempt: int = field(default=0, compare=False)
-    origami_set: OrigamiSet | None = None
-
-    @property
-    def suffix(self) -> str:
-        """``-rN`` on the paths of the N-th retry of a cell whose earlier query had errors."""
-        return f"-r{self.attempt}" if self.attempt else ""
-
-    @property
-    def query_path(self) -> str:
-        if self.origami_set is not None:
-            return f"results/cells/origami/run/{self.model.id}/{self.domain}/{self.origami_set.tier}/{self.query_key}{self.suffix}.json"
-        return f"results/cells/query/{self.model.id}/{self.benchmark}/{self.domain}/N{self.n}/{self.query_key}{self.suffix}.json"
-
-    @property
-    def score_path(self) -> str:
-        if self.origami_set is not None:
-            return f"results/cells/origami/score/{self.model.id}/{self.domain}/{self.origami_set.tier}/{self.score_key}{self.suffix}.parquet"
-        return f"results/cells/score/{self.model.id}/{self.benchmark}/{self.domain}/N{self.n}/{self.score_key}{self.suffix}.parquet"
-
-    @property
-    def name(self) -> str:
-        if self.origami_set is not None:
-            return f"{self.model.id}/{self.benchmark}/{self.domain}/{self.origami_set.tier}"
-        return f"{self.model.id}/{self.benchmark}/{self.domain}/N{self.n}"
+PLAN_FORMAT = 1
 
 
 @dataclass
 class Plan:
     spec: ResolvedSpec
-    sets: dict[str, ShredSet]
+    item_sets: dict[str, ItemSet]  # by key, in plan order
     cells: list[Cell]
-    origami_sets: dict[str, OrigamiSet] = field(default_factory=dict)
+    identities: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @cached_property
-    def cells_by_query_key(self) -> dict[str, Cell]:
-        return {c.query_key: c for c in self.cells}
+    def _cells_by_key(self) -> dict[tuple[str, str], Cell]:
+        out = {(c.query_where, c.query_key): c for c in self.cells}
+        out.update({(c.score_where, c.score_key): c for c in self.cells})
+        return out
 
-    @cached_property
-    def cells_by_score_key(self) -> dict[str, Cell]:
-        return {c.score_key: c for c in self.cells}
-
-    def cell(self, key: str) -> Cell:
-        cell = self.cells_by_query_key.get(key) or self.cells_by_score_key.get(key)
+    def cell(self, key: str, where: str) -> Cell:
+        """The cell whose query or score files are ``where``/``key`` (two models with the
+        same identity share a query key, so the key alone does not name a cell)."""
+        cell = self._cells_by_key.get((where, key))
         if cell is None:
             raise KeyError(
-                f"no cell with key {key} in the plan of {self.spec.path}: the spec or the code "
+                f"no cell {where}/{key} in the plan of {self.spec.path}: the spec or the code "
                 "changed since Snakemake planned this run; run it again"
             )
         return cell
 
-    def origami_set(self, key: str) -> OrigamiSet:
-        if key not in self.origami_sets:
-            raise KeyError(f"no origami set with key {key} in the plan of {self.spec.path}")
-        return self.origami_sets[key]
-
-    def sample_set(self, key: str) -> ShredSet:
-        if key not in self.sets:
+    def item_set(self, key: str) -> ItemSet:
+        if key not in self.item_sets:
             raise KeyError(
-                f"no sample set with key {key} in the plan of {self.spec.path}: the spec or the "
+                f"no item set with key {key} in the plan of {self.spec.path}: the spec or the "
                 "code changed since Snakemake planned this run; run it again"
             )
-        return self.sets[key]
+        return self.item_sets[key]
+
+    def sets_of(self, task: str) -> list[ItemSet]:
+        return [s for s in self.item_sets.values() if s.task == task]
+
+    def tasks(self) -> list[Task]:
+        """The tasks this plan has item sets of, in plan order."""
+        names = {s.task for s in self.item_sets.values()}
+        return [t for t in tasks() if t.name in names]
 
     @property
     def score_paths(self) -> list[str]:
@@ -157,21 +80,16 @@ class Plan:
         return {
             "spec": str(self.spec.path),
             "sets": [
-                {"domain": s.domain, "n": s.n, "key": s.key, "items": [i.key for i in s.items]}
-                for s in self.sets.values()
-            ],
-            "origami_sets": [
-                {"task": s.task, "tier": s.tier, "key": s.key, "items": list(s.item_keys)}
-                for s in self.origami_sets.values()
+                {"task": s.task, **s.labels, "key": s.key, "items": s.item_keys}
+                for s in self.item_sets.values()
             ],
             "cells": [
                 {
                     "name": c.name,
+                    "task": c.task,
                     "model": c.model.id,
-                    "benchmark": c.benchmark,
-                    "domain": c.domain,
-                    "n": c.n,
-                    "set": c.sample_set.key if c.sample_set else None,
+                    **c.labels,
+                    "set": c.item_set.key,
                     "query_key": c.query_key,
                     "score_key": c.score_key,
                     "attempt": c.attempt,
@@ -181,101 +99,116 @@ class Plan:
         }
 
 
-def _identities(models: list[ModelConfig]) -> dict[str, dict[str, Any]]:
-    from shredfold.models.registry import model_identity
-    from shredfold.store import Store
-
-    # Identities never touch the store; a placeholder root keeps the constructor honest.
-    store = Store(Path("results/store"))
-    return {m.id: model_identity(m, store) for m in models}
-
-
-def make_plan(resolved: ResolvedSpec) -> Plan:
-    from shredfold.prompts.shred import VERSION as SHRED_PROMPT_VERSION
-    from shredfold.shred.sample import sample_key
-
-    spec = resolved.spec
-    sets: dict[str, ShredSet] = {}
+def make_plan(resolved: ResolvedSpec, store: Store | None = None, *, write: bool = False) -> Plan:
+    """The plan of a spec. ``store`` holds inputs costly to derive (the origami design
+    catalogue), reused when present and written there only when ``write`` is set."""
+    ctx = PlanContext(resolved, store, write)
+    identities = {m.id: registry.identity(m) for m in resolved.models}
+    sets: dict[str, ItemSet] = {}
     cells: list[Cell] = []
-    identities = _identities(resolved.models)
-    if spec.shred is not None:
-        sb = spec.shred
-        corpus = load_corpus(sb.corpus, list(sb.domains), sb.documents_per_domain)
-        ordered: list[ShredSet] = []
-        for domain in sb.domains:
-            render = sb.render_for(domain)
-            for n in sb.granularities:
-                items = tuple(
-                    ShredItem(
-                        key=sample_key(doc, n, render, sb.synthesis, spec.seed),
-                        doc=doc,
-                        n=n,
-                        render=render,
-                        synthesis=sb.synthesis,
-                        seed=spec.seed,
-                    )
-                    for doc in corpus[domain]
-                )
-                skey = content_key("sample_set", 1, {"domain": domain, "n": n}, [i.key for i in items])
-                s = ShredSet(domain=domain, n=n, key=skey, items=items)
-                sets[skey] = s
-                ordered.append(s)
-        for model in resolved.models:
-            if not supports(model, "shred"):
-                continue
-            ident = identities[model.id]
-            for s in ordered:
-                qkey = content_key(
-                    QUERY_STAGE,
-                    QUERY_VERSION,
-                    {"model": ident, "prompt": SHRED_PROMPT_VERSION},
-                    [s.key],
-                )
-                skey = content_key(SCORE_STAGE, SCORE_VERSION, {"model_id": model.id, "reference": model.reference}, [qkey])
-                cells.append(
-                    Cell(
-                        benchmark="shred",
-                        model=model,
-                        identity=ident,
-                        domain=s.domain,
-                        n=s.n,
-                        sample_set=s,
-                        query_key=qkey,
-                        score_key=skey,
-                    )
-                )
-    origami_sets: dict[str, OrigamiSet] = {}
-    if spec.origami is not None:
-        from shredfold.origami.tasks import plan_origami
-
-        origami_sets, origami_cells = plan_origami(resolved, identities)
-        cells += origami_cells
-    return Plan(spec=resolved, sets=sets, cells=cells, origami_sets=origami_sets)
+    for task in tasks():
+        mine = task.item_sets(ctx)
+        if not mine:
+            continue
+        sets.update((s.key, s) for s in mine)
+        cells += make_cells(task, resolved, mine, resolved.models, identities, registry.answers)
+    return Plan(spec=resolved, item_sets=sets, cells=cells, identities=identities)
 
 
-def supports(model: ModelConfig, benchmark: str) -> bool:
-    """Whether a model has cells in a benchmark: built-ins serve one, API models both."""
-    from shredfold.spec import ORIGAMI_AGENTS
+# ---------------------------------------------------------------- the plan file
 
-    if model.adapter == "openai":
-        return True
-    return (model.adapter in ORIGAMI_AGENTS) == (benchmark == "origami")
 
+def plan_document(plan: Plan) -> dict[str, Any]:
+    return {
+        "format": PLAN_FORMAT,
+        "spec": plan.spec.model_dump(mode="json"),
+        "identities": plan.identities,
+        "sets": [
+            {
+                "task": s.task,
+                "key": s.key,
+                "labels": dict(s.labels),
+                "where": s.where,
+                "items": [i.model_dump(mode="json") for i in s.items],
+            }
+            for s in plan.item_sets.values()
+        ],
+        "cells": [
+            {
+                "task": c.task,
+                "model": c.model.id,
+                "set": c.item_set.key,
+                "query_key": c.query_key,
+                "score_key": c.score_key,
+                "query_where": c.query_where,
+                "score_where": c.score_where,
+                "name": c.name,
+            }
+            for c in plan.cells
+        ],
+    }
+
+
+def write_plan(plan: Plan, root: str | Path = ".") -> str:
+    """Write the plan to ``results/plans/<key>.json`` (once per content) and return its path,
+    relative to ``root``."""
+    data = canonical_json(plan_document(plan))
+    rel = paths.plan_path(sha256_bytes(data))
+    target = Path(root) / rel
+    if not target.is_file():
+        atomic_write_bytes(target, data)
+    return rel
+
+
+def load_plan(path: str | Path) -> Plan:
+    """A plan written by :func:`write_plan` (a job's view of the run)."""
+    doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    if doc.get("format") != PLAN_FORMAT:
+        raise ValueError(f"{path}: plan format {doc.get('format')!r}, expected {PLAN_FORMAT}: plan again")
+    spec = ResolvedSpec.model_validate(doc["spec"])
+    models = {m.id: m for m in spec.models}
+    sets: dict[str, ItemSet] = {}
+    for s in doc["sets"]:
+        item_type = get_task(s["task"]).item_type
+        items = tuple(item_type.model_validate(i) for i in s["items"])
+        sets[s["key"]] = ItemSet(s["task"], s["key"], s["labels"], items, s["where"])
+    identities = doc["identities"]
+    cells = [
+        Cell(
+            task=c["task"],
+            model=models[c["model"]],
+            identity=identities[c["model"]],
+            item_set=sets[c["set"]],
+            query_key=c["query_key"],
+            score_key=c["score_key"],
+            query_where=c["query_where"],
+            score_where=c["score_where"],
+            name=c["name"],
+        )
+        for c in doc["cells"]
+    ]
+    return Plan(spec=spec, item_sets=sets, cells=cells, identities=identities)
+
+
+# ---------------------------------------------------------------- attempts
 
 _ATTEMPT = re.compile(r"-r([1-9][0-9]*)\.json$")
 
 
-def latest_attempt(cell: Cell, workdir: Path) -> int | None:
-    """The highest attempt whose query manifest exists under ``workdir``, or None."""
-    base = replace(cell, attempt=0)
-    folder = (workdir / base.query_path).parent
-    found = [0] if (workdir / base.query_path).is_file() else []
-    if folder.is_dir():
-        for p in folder.glob(f"{cell.query_key}-r*.json"):
+def _attempts(cell: Cell, workdir: Path) -> Iterator[int]:
+    base = workdir / cell.at(0).query_path
+    if base.is_file():
+        yield 0
+    if base.parent.is_dir():
+        for p in base.parent.glob(f"{cell.query_key}-r*.json"):
             m = _ATTEMPT.search(p.name)
             if m:
-                found.append(int(m.group(1)))
-    return max(found) if found else None
+                yield int(m.group(1))
+
+
+def latest_attempt(cell: Cell, workdir: Path) -> int | None:
+    """The highest attempt whose query manifest exists under ``workdir``, or None."""
+    return max(_attempts(cell, workdir), default=None)
 
 
 def resolve_attempts(plan: Plan, workdir: str | Path = ".") -> Plan:
@@ -292,8 +225,7 @@ def resolve_attempts(plan: Plan, workdir: str | Path = ".") -> Plan:
     for cell in plan.cells:
         n = latest_attempt(cell, root)
         if n is not None:
-            at = replace(cell, attempt=n)
-            manifest = json.loads((root / at.query_path).read_text(encoding="utf-8"))
-            cell = replace(cell, attempt=n + 1 if manifest.get("errors") else n)
+            manifest = json.loads((root / cell.at(n).query_path).read_text(encoding="utf-8"))
+            cell = cell.at(n + 1 if manifest.get("errors") else n)
         cells.append(cell)
-    return replace(plan, cells=cells)
+    return Plan(spec=plan.spec, item_sets=plan.item_sets, cells=cells, identities=plan.identities)

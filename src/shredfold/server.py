@@ -1,7 +1,7 @@
 """``shredfold serve``: a built-in model behind an OpenAI-compatible ``/v1/chat/completions``.
 
 For tests and local use. The server turns the Chat Completions body back into the very
-:class:`~shredfold.models.base.Request` the model would get in-process: roles, texts, the
+:class:`~shredfold.calls.Request` the model would get in-process: roles, texts, the
 PNG bytes of each data-URL image, and the template inferred from the prompt's wording. The
 oracle also needs the sample key, which is never sent; with ``--results`` the server finds
 it from the image bytes (every sample's pieces and composite are indexed by SHA-256).
@@ -29,8 +29,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from shredfold.calls import Message, ModelCallError, Request, Response
 from shredfold.models.accounting import estimate_input_tokens
-from shredfold.models.base import Message, Model, ModelCallError, Request, Response
+from shredfold.models.base import Model
 from shredfold.models.openai_compat import image_size
 from shredfold.prompts import origami as origami_prompts
 from shredfold.prompts import shred as shred_prompts
@@ -186,12 +187,12 @@ class SampleIndex:
         self._lock = threading.Lock()
 
     def _refresh(self) -> None:
-        from shredfold.shred.sample import SAMPLE_STAGE, load_public
+        from shredfold.shred.sample_folder import SAMPLE_STAGE, load_public
 
         for key in self.store.keys(SAMPLE_STAGE):
             if key in self._seen:
                 continue
-            public = load_public(self.store.path(SAMPLE_STAGE, key))
+            public = load_public(self.store.object(SAMPLE_STAGE, key))
             for png in [*public.pieces, public.composite]:
                 self._by_hash[hashlib.sha256(png).hexdigest()] = key
             self._seen.add(key)
@@ -209,13 +210,12 @@ class SampleIndex:
 def build_served_model(name: str, results: Path | None) -> Model:
     if name == "echo":
         return Echo(ModelConfig(id="echo", adapter="oracle"))
-    from shredfold.models.registry import build_model
-    from shredfold.spec import BUILTIN_MODELS
+    from shredfold.models import registry
 
-    if name not in BUILTIN_MODELS:
-        raise ValueError(f"unknown model {name!r}; serve one of: echo, {', '.join(BUILTIN_MODELS)}")
+    if name not in registry.builtin_names():
+        raise ValueError(f"unknown model {name!r}; serve one of: echo, {', '.join(registry.builtin_names())}")
     store = Store((results or Path("results")) / "store")
-    return build_model(ModelConfig(id=name, adapter=name), store)
+    return registry.build_model(registry.builtin_config(name), store)
 
 
 # ---------------------------------------------------------------- the server

@@ -1,7 +1,10 @@
-"""Experiment specs: pydantic models and ``load_spec`` with errors that name the YAML path.
+"""Experiment specs: pydantic models, and strict YAML reading with errors that name the
+file, the line, the YAML path and the cause.
 
 The spec is the single source of truth for an experiment. JSON Schema in ``schemas/`` is
-generated from these models (``shredfold schema``); a test fails when the two drift.
+generated from these models (``shredfold schema``); a test fails when the two drift. What a
+model reference or an adapter name means is the adapter registry's business
+(:mod:`shredfold.resolve` puts the two together), so this module knows no adapter.
 """
 
 from __future__ import annotations
@@ -10,14 +13,17 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
-from shredfold.corpus.document import DOMAINS, Domain
-
-BUILTIN_MODELS = ("oracle", "ocr-islands", "jigsaw-ocr")
-# Built-in OrigamiBench agents (reference rows; no ShredBench cells).
-ORIGAMI_AGENTS = ("origami-oracle", "origami-random", "origami-search")
-BUILTIN_MODELS = (*BUILTIN_MODELS, *ORIGAMI_AGENTS)
+from shredfold.corpus.document import Domain
 
 
 class SpecError(ValueError):
@@ -45,18 +51,21 @@ class RenderSettings(_Strict):
     texture: Annotated[float, Field(ge=0.0, le=1.0)] = 0.35
 
 
-class RenderOverrides(_Strict):
-    """Per-domain changes to :class:`RenderSettings`; unset fields keep the shared value."""
+def _overrides_of(model: type[BaseModel], name: str, doc: str) -> type[BaseModel]:
+    """A model with every field of ``model`` optional (None: keep the shared value), with
+    the same constraints, so the two can never disagree."""
+    fields: dict[str, Any] = {}
+    for f, info in model.model_fields.items():
+        kind: Any = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
+        fields[f] = (kind | None, Field(default=None, description=info.description))
+    return create_model(name, __base__=_Strict, __doc__=doc, **fields)  # type: ignore[call-overload, no-any-return]
 
-    width: Annotated[int, Field(ge=400, le=4000)] | None = None
-    margin: Annotated[int, Field(ge=0, le=400)] | None = None
-    prose_font_size: Annotated[int, Field(ge=8, le=96)] | None = None
-    code_font_size: Annotated[int, Field(ge=8, le=96)] | None = None
-    table_font_size: Annotated[int, Field(ge=8, le=96)] | None = None
-    line_spacing: Annotated[float, Field(ge=1.0, le=3.0)] | None = None
-    ink: tuple[int, int, int] | None = None
-    paper: tuple[int, int, int] | None = None
-    texture: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
+
+RenderOverrides = _overrides_of(
+    RenderSettings,
+    "RenderOverrides",
+    "Per-domain changes to :class:`RenderSettings`; unset fields keep the shared value.",
+)
 
 
 class FlatSettings(_Strict):
@@ -177,7 +186,7 @@ class ShredBenchSpec(_Strict):
     documents_per_domain: Annotated[int, Field(ge=1)] = 4
     corpus: CorpusSource = CorpusSource()
     render: RenderSettings = RenderSettings()
-    render_by_domain: dict[Domain, RenderOverrides] = Field(default_factory=dict)
+    render_by_domain: dict[Domain, RenderOverrides] = Field(default_factory=dict)  # type: ignore[valid-type]
     synthesis: SynthesisSettings = SynthesisSettings()
 
     @field_validator("domains", "granularities")
@@ -198,7 +207,6 @@ class ShredBenchSpec(_Strict):
 # ---------------------------------------------------------------- OrigamiBench settings
 
 OrigamiTask = Literal["mcq_assoc", "mcq_causal", "fullstep"]
-TIERS = ("easy", "medium", "hard")
 
 
 class DesignSources(_Strict):
@@ -334,18 +342,6 @@ class ModelConfig(_Strict):
     )
     notes: str | None = None
 
-    @model_validator(mode="after")
-    def _check_adapter(self) -> ModelConfig:
-        if self.adapter == "openai":
-            if not self.base_url or not self.model:
-                raise ValueError("adapter 'openai' needs 'base_url' and 'model'")
-        elif self.adapter not in BUILTIN_MODELS:
-            raise ValueError(
-                f"unknown adapter {self.adapter!r}; expected 'openai' or one of "
-                + ", ".join(BUILTIN_MODELS)
-            )
-        return self
-
 
 # ---------------------------------------------------------------- the spec
 
@@ -447,105 +443,70 @@ def format_validation_error(err: ValidationError, source: str, text: str, prefix
     return "\n".join(msgs)
 
 
-def _read_yaml(path: Path) -> tuple[Any, str]:
+class _StrictLoader(yaml.SafeLoader):
+    """YAML's safe loader, except that a mapping may not repeat a key (last-wins hides typos)."""
+
+
+def _no_duplicates(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+        line = key_node.start_mark.line + 1
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r} (lines {seen[key]} and {line})", key_node.start_mark
+            )
+        seen[key] = line
+    return loader.construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicates)
+
+
+def read_yaml(path: Path) -> tuple[Any, str]:
+    """The parsed YAML of a spec or model file and its text; errors name the file and line."""
     if not path.is_file():
         raise SpecError(f"{path}: file not found")
-    text = path.read_text(encoding="utf-8")
+    raw = path.read_bytes()
     try:
-        return yaml.safe_load(text), text
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise SpecError(f"{path}:{line}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    try:
+        return yaml.load(text, Loader=_StrictLoader), text  # noqa: S506 (a SafeLoader subclass)
     except yaml.YAMLError as exc:
-        raise SpecError(f"{path}: not valid YAML: {exc}") from exc
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise SpecError(f"{where}: not valid YAML: {problem}") from None
 
 
-def load_model_config(path: Path) -> ModelConfig:
-    data, text = _read_yaml(path)
+def read_model_config(path: Path) -> tuple[ModelConfig, str]:
+    """A model file, validated as a :class:`ModelConfig` (adapter rules are checked later)."""
+    data, text = read_yaml(path)
     if not isinstance(data, dict):
         raise SpecError(f"{path}:1: <top>: expected a mapping of model settings")
     try:
-        return ModelConfig.model_validate(data)
+        return ModelConfig.model_validate(data), text
     except ValidationError as exc:
         raise SpecError(format_validation_error(exc, str(path), text)) from None
 
 
-def resolve_model(ref: str, models_dir: Path) -> ModelConfig:
-    """A model named in a spec: ``specs/models/<ref>.yaml`` if present, else a built-in."""
-    candidate = models_dir / f"{ref}.yaml"
-    if candidate.is_file():
-        cfg = load_model_config(candidate)
-        if cfg.id != ref:
-            raise SpecError(f"{candidate}: id {cfg.id!r} does not match its file name {ref!r}")
-        return cfg
-    if ref in BUILTIN_MODELS:
-        return ModelConfig(id=ref, adapter=ref, reference=(ref == "oracle" or ref in ORIGAMI_AGENTS))
-    raise SpecError(
-        f"model {ref!r}: no file {candidate} and not a built-in ({', '.join(BUILTIN_MODELS)})"
-    )
-
-
-def load_spec(path: str | Path, models_dir: str | Path | None = None) -> ResolvedSpec:
-    """Load and validate a spec; raise :class:`SpecError` naming the YAML path and cause."""
-    path = Path(path).resolve()
-    data, text = _read_yaml(path)
+def read_spec(path: Path) -> tuple[Spec, str]:
+    """A spec file, validated as a :class:`Spec` (references and paths not yet resolved)."""
+    data, text = read_yaml(path)
     if not isinstance(data, dict):
         raise SpecError(f"{path}:1: <top>: expected a mapping")
     try:
-        spec = Spec.model_validate(data)
+        return Spec.model_validate(data), text
     except ValidationError as exc:
         raise SpecError(format_validation_error(exc, str(path), text)) from None
 
-    mdir = Path(models_dir) if models_dir else path.parent / "models"
-    models = []
-    for i, ref in enumerate(spec.models):
-        try:
-            models.append(resolve_model(ref, mdir) if isinstance(ref, str) else ref)
-        except SpecError as exc:
-            line = _yaml_lines(text).get(("models", str(i)), "?")
-            raise SpecError(f"{path}:{line}: models[{i}]: {exc}") from None
-    ids = [m.id for m in models]
-    if len(set(ids)) != len(ids):
-        raise SpecError(f"{path}: models: ids must be unique after resolving files: {ids}")
 
-    if spec.shred is not None:
-        corpus = spec.shred.corpus
-        updates: dict[str, Path] = {}
-        for field in ("folder", "jsonl"):
-            p = getattr(corpus, field)
-            if p is not None:
-                absolute = p if p.is_absolute() else (path.parent / p).resolve()
-                if not absolute.exists():
-                    line = _yaml_lines(text).get(("shred", "corpus", field), "?")
-                    raise SpecError(
-                        f"{path}:{line}: shred.corpus.{field}: {absolute} does not exist"
-                    )
-                updates[field] = absolute
-        if updates:
-            new_shred = spec.shred.model_copy(update={"corpus": corpus.model_copy(update=updates)})
-            spec = spec.model_copy(update={"shred": new_shred})
-    if spec.origami is not None:
-        spec = spec.model_copy(update={"origami": _resolve_origami_paths(spec.origami, path, text)})
-    return ResolvedSpec(path=path, spec=spec, models=models)
-
-
-def _resolve_origami_paths(ob: OrigamiBenchSpec, path: Path, text: str) -> OrigamiBenchSpec:
-    """Make the origami section's paths absolute (relative to the spec); missing is an error."""
-    sections: dict[str, BaseModel] = {"designs": ob.designs, "clip": ob.clip}
-    fields = {"designs": ("folder", "categories"), "clip": ("checkpoint",)}
-    updates: dict[str, BaseModel] = {}
-    for sec, names in fields.items():
-        model = sections[sec]
-        changes: dict[str, Path] = {}
-        for field in names:
-            p = getattr(model, field)
-            if p is None:
-                continue
-            absolute = p if p.is_absolute() else (path.parent / p).resolve()
-            if not absolute.exists():
-                line = _yaml_lines(text).get(("origami", sec, field), "?")
-                raise SpecError(f"{path}:{line}: origami.{sec}.{field}: {absolute} does not exist")
-            changes[field] = absolute
-        if changes:
-            updates[sec] = model.model_copy(update=changes)
-    return ob.model_copy(update=updates) if updates else ob
+def line_of(text: str, *path: str) -> int | str:
+    """The line of a YAML path in ``text`` ('?' when it is not there)."""
+    return _yaml_lines(text).get(tuple(path), "?")
 
 
 def json_schemas() -> dict[str, dict[str, Any]]:
@@ -554,6 +515,3 @@ def json_schemas() -> dict[str, dict[str, Any]]:
         "spec.schema.json": Spec.model_json_schema(),
         "model.schema.json": ModelConfig.model_json_schema(),
     }
-
-
-ALL_DOMAINS = DOMAINS

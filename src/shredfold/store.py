@@ -3,7 +3,9 @@
 An object is a folder ``<root>/<stage>/<key[:2]>/<key>/``. It is built in a temporary sibling
 and renamed into place only when complete, so a crash never leaves half an object behind and
 existence of the folder means the object is whole. Each object carries ``_manifest.json`` with
-the SHA-256 of its files so ``verify`` can detect tampering or bit rot.
+the SHA-256 of its files, and every file read through the store is checked against it: an
+edited or rotten file is a :class:`CorruptObjectError` naming the object, never silently
+used. Written files and folders follow the process umask (as ``open`` would).
 """
 
 from __future__ import annotations
@@ -20,6 +22,34 @@ from pathlib import Path
 from typing import Any
 
 MANIFEST = "_manifest.json"
+QUARANTINE = ".corrupt"
+
+
+class CorruptObjectError(RuntimeError):
+    """A stored file that does not match its object's manifest, or cannot be read."""
+
+    def __init__(self, stage: str, key: str, name: str, why: str) -> None:
+        super().__init__(f"store object {stage}/{key}/{name} is corrupt: {why}")
+        self.stage, self.key, self.name, self.why = stage, key, name, why
+
+
+def _read_umask() -> int:
+    # The umask can only be read by setting it; /proc avoids that race where it exists.
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    old = os.umask(0o022)
+    os.umask(old)
+    return old
+
+
+def file_mode() -> int:
+    """The mode a new file gets from ``open`` under the current umask (0644 under 022)."""
+    return 0o666 & ~_read_umask()
 
 
 def canonical_json(obj: Any) -> bytes:
@@ -58,6 +88,9 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        # mkstemp makes 0600 files whatever the umask; a results folder shared with a group
+        # must stay readable by it.
+        os.fchmod(fd, file_mode())
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -92,6 +125,7 @@ class Store:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
+        self._manifests: dict[tuple[str, str], dict[str, str]] = {}
 
     def path(self, stage: str, key: str) -> Path:
         if not key or any(c not in "0123456789abcdef" for c in key):
@@ -136,11 +170,69 @@ class Store:
             )
         return self.path(stage, key)
 
-    def get_json(self, stage: str, key: str, name: str = "object.json") -> Any:
-        return json.loads((self.path(stage, key) / name).read_text(encoding="utf-8"))
+    def manifest(self, stage: str, key: str) -> dict[str, str]:
+        """The object's manifest (file → SHA-256), read once per process."""
+        cached = self._manifests.get((stage, key))
+        if cached is not None:
+            return cached
+        path = self.path(stage, key) / MANIFEST
+        try:
+            manifest = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise CorruptObjectError(stage, key, MANIFEST, "missing (the object is incomplete)") from None
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise CorruptObjectError(stage, key, MANIFEST, f"unreadable ({exc})") from None
+        if not isinstance(manifest, dict):
+            raise CorruptObjectError(stage, key, MANIFEST, "not a mapping of files to hashes")
+        self._manifests[(stage, key)] = manifest
+        return manifest
 
     def read_bytes(self, stage: str, key: str, name: str) -> bytes:
-        return (self.path(stage, key) / name).read_bytes()
+        """A file of an object, checked against the object's manifest."""
+        want = self.manifest(stage, key).get(name)
+        if want is None:
+            raise CorruptObjectError(stage, key, name, "not listed in the object's manifest")
+        try:
+            data = (self.path(stage, key) / name).read_bytes()
+        except FileNotFoundError:
+            raise CorruptObjectError(stage, key, name, "missing") from None
+        if sha256_bytes(data) != want:
+            raise CorruptObjectError(stage, key, name, "its SHA-256 differs from the manifest")
+        return data
+
+    def read_text(self, stage: str, key: str, name: str) -> str:
+        data = self.read_bytes(stage, key, name)
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise CorruptObjectError(stage, key, name, f"not UTF-8 ({exc.reason})") from None
+
+    def get_json(self, stage: str, key: str, name: str = "object.json") -> Any:
+        text = self.read_text(stage, key, name)
+        try:
+            return json.loads(text)
+        except ValueError as exc:
+            raise CorruptObjectError(stage, key, name, f"not valid JSON ({exc})") from None
+
+    def object(self, stage: str, key: str) -> StoredObject:
+        """A reader of one object's files, each checked against its manifest."""
+        return StoredObject(self, stage, key)
+
+    def quarantine(self, stage: str, key: str) -> Path:
+        """Move an object aside (under ``<root>/.corrupt/``) so that it is rebuilt or asked
+        again; nothing is deleted. Returns where it went."""
+        src = self.path(stage, key)
+        dest_dir = self.root / QUARANTINE / stage
+        dest_dir.mkdir(parents=True, exist_ok=True)
+        dest = dest_dir / f"{key}-{uuid.uuid4().hex[:8]}"
+        os.rename(src, dest)
+        self._manifests.pop((stage, key), None)
+        return dest
+
+    def stages(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if p.is_dir() and not p.name.startswith("."))
 
     def verify(self, stage: str, key: str) -> list[str]:
         """Return the problems found with one object (empty when it is intact)."""
@@ -160,13 +252,20 @@ class Store:
         return problems
 
     def keys(self, stage: str) -> Iterator[str]:
+        """The complete objects of a stage."""
+        for key in self.all_keys(stage):
+            if (self.root / stage / key[:2] / key / MANIFEST).is_file():
+                yield key
+
+    def all_keys(self, stage: str) -> Iterator[str]:
+        """Every object folder of a stage, complete or not (temporary folders excluded)."""
         base = self.root / stage
         if not base.is_dir():
             return
         for shard in sorted(base.iterdir()):
             if shard.is_dir():
                 for obj in sorted(shard.iterdir()):
-                    if not obj.name.startswith(".") and (obj / MANIFEST).is_file():
+                    if not obj.name.startswith(".") and obj.is_dir():
                         yield obj.name
 
     def gc(self, keep: Mapping[str, Iterable[str]]) -> list[Path]:
@@ -180,6 +279,47 @@ class Store:
                     shutil.rmtree(p)
                     removed.append(p)
         return removed
+
+
+class StoredObject:
+    """One object's files, read through the store (so verified); see :meth:`Store.object`."""
+
+    def __init__(self, store: Store, stage: str, key: str) -> None:
+        self.store, self.stage, self.key = store, stage, key
+
+    def read_bytes(self, name: str) -> bytes:
+        return self.store.read_bytes(self.stage, self.key, name)
+
+    def read_text(self, name: str) -> str:
+        return self.store.read_text(self.stage, self.key, name)
+
+    def has(self, name: str) -> bool:
+        return name in self.store.manifest(self.stage, self.key)
+
+
+class FolderObject:
+    """The same reading interface over a plain folder (an object made outside a store, as
+    tests and benchmarks do); nothing is verified."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+
+    def read_bytes(self, name: str) -> bytes:
+        return (self.path / name).read_bytes()
+
+    def read_text(self, name: str) -> str:
+        return (self.path / name).read_text(encoding="utf-8")
+
+    def has(self, name: str) -> bool:
+        return (self.path / name).is_file()
+
+
+Readable = StoredObject | FolderObject
+
+
+def readable(src: Readable | str | os.PathLike[str]) -> Readable:
+    """A stored object as is; a path as a :class:`FolderObject`."""
+    return FolderObject(src) if isinstance(src, str | os.PathLike) else src
 
 
 def load_json(path: str | os.PathLike[str]) -> Any:

@@ -18,13 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from shredfold.models.base import RESPONSE_STAGE, response_key
+from shredfold.calls import RESPONSE_STAGE, response_key
 from shredfold.models.openai_compat import OpenAICompatible
 from shredfold.plan import make_plan
+from shredfold.resolve import load_spec
 from shredfold.server import FaultPlan, answered_twice, read_log
-from shredfold.spec import load_spec
-from shredfold.stages.query import shred_request
 from shredfold.store import Store, sha256_bytes
+from shredfold.tasks.base import JobContext
+from shredfold.tasks.shred import shred_request
 from tests.e2e.snake import ROOT, tree_hashes
 from tests.models.samples import (
     ITEMS,
@@ -99,8 +100,8 @@ def requests(work: Path, spec: Path) -> list[dict]:
     out = []
     for cell in plan.cells:
         adapter = OpenAICompatible(cell.model)
-        for item in cell.sample_set.items:  # type: ignore[union-attr]
-            req = shred_request(cell, item, store)
+        for item in cell.item_set.items:
+            req = shred_request(cell, item, JobContext(plan.spec, store))
             body = json.dumps(adapter.body(req), ensure_ascii=False).encode("utf-8")
             out.append({"cell": cell, "rkey": response_key(cell.identity, req), "hash": sha256_bytes(body)})
     return out
@@ -213,7 +214,7 @@ def test_adding_a_model_file_runs_only_its_cells(work) -> None:
         audit = run(work, spec, "results/leaderboard.csv", config=("replay_only=true",), check=False)
         assert audit.returncode != 0
         assert len(read_log(log)) == asked  # the audit paid for nothing
-        logs = "".join(p.read_text() for p in (work / "results" / "logs" / "query" / "model-b").rglob("*.log"))
+        logs = "".join(p.read_text() for p in (work / "results" / "logs" / "cells" / "query" / "model-b").rglob("*.query.log"))
         assert "replay-only mode forbids calling the model" in logs
 
         run(work, spec, "results/leaderboard.csv")

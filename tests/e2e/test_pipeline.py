@@ -81,7 +81,7 @@ def test_changing_one_domains_render_setting_recomputes_only_that_domain(first_r
     spec2 = write_spec(tmp_path, changed)
     jobs = planned_jobs(work, spec2)
     # code_python × {1, 6}: 2 sample sets; × 2 models: 4 query and 4 score cells.
-    assert jobs == {"shred": 2, "query": 4, "score": 4, "aggregate": 1}
+    assert jobs == {"item_set": 2, "query": 4, "score": 4, "aggregate": 1}
 
 
 def test_same_spec_gives_identical_bytes_in_a_second_clone(first_run, tmp_path):
@@ -130,5 +130,5 @@ def test_killed_run_reuses_finished_items(tmp_path):
     after = {p.parent.name: p.stat().st_mtime_ns for p in samples.glob("*/*/_manifest.json")}
     assert len(after) == 4
     assert all(after[k] == v for k, v in finished.items()), "finished samples were remade"
-    log = next((tmp_path / "results" / "logs" / "shred").rglob("*.log")).read_text()
+    log = next((tmp_path / "results" / "logs" / "sets" / "shred").rglob("*.log")).read_text()
     assert f"{len(finished)} reused" in log

@@ -2,7 +2,8 @@
 
 import pytest
 
-from shredfold.metrics import find_table, table_scores, table_text, teds, teds_s
+from shredfold.metrics.teds import table_scores, teds, teds_s
+from shredfold.tables import find_table, table_text
 
 # table, thead, tr, 2 x td, tbody, 2 x (tr, 2 x td) = 12 nodes.
 REF = (

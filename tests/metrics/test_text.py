@@ -2,7 +2,7 @@
 
 import pytest
 
-from shredfold.metrics import bleu, ned, normalize, rouge_l, signature, text_scores, tokenize
+from shredfold.metrics.text import bleu, ned, normalize, rouge_l, signature, text_scores, tokenize
 
 
 def test_ned_is_levenshtein_over_the_longer_length() -> None:

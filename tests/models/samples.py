@@ -29,8 +29,8 @@ ITEMS = 4  # two documents at two granularities
 def shared_samples(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder holding ``results/store/sample/…`` and ``results/sets/…`` for :data:`SHRED`."""
     from shredfold.plan import make_plan
-    from shredfold.spec import load_spec
-    from shredfold.stages.shred import run_sample_set
+    from shredfold.resolve import load_spec
+    from shredfold.stages.build import run_set
     from shredfold.store import Store
 
     base = tmp_path_factory.getbasetemp()
@@ -46,8 +46,8 @@ def shared_samples(tmp_path_factory: pytest.TempPathFactory) -> Path:
             spec.write_text("name: samples\n" + SHRED + "models: [oracle]\n")
             plan = make_plan(load_spec(spec))
             store = Store(cache / "results" / "store")
-            for s in plan.sets.values():
-                run_sample_set(plan, s.key, str(cache / s.path), store)
+            for s in plan.item_sets.values():
+                run_set(plan, s.key, str(cache / s.path), store)
             (cache / "done").touch()
     return cache
 

@@ -9,7 +9,7 @@ import pytest
 from shredfold.models.endpoints import endpoint_limits
 from shredfold.models.openai_compat import OpenAICompatible
 from shredfold.prompts.shred import build_request
-from shredfold.spec import load_model_config, load_spec
+from shredfold.resolve import load_model_config, load_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = ROOT / "specs" / "models"

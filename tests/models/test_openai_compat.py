@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from PIL import Image
 
-from shredfold.models.base import ModelCallError, Request
+from shredfold.calls import ModelCallError, Request
 from shredfold.models.openai_compat import MissingApiKeyError, OpenAICompatible
 from shredfold.prompts.shred import build_request
 from shredfold.server import ChatRequest, answered_twice, read_log, to_request

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from PIL import Image, ImageDraw
 
-from shredfold import ocr
 from shredfold.metrics.text import ned
-from shredfold.models.builtin.orient import text_angle, upright
+from shredfold.models.builtin.ocr import reader as ocr
+from shredfold.models.builtin.ocr.orient import text_angle, upright
 from shredfold.shred.fonts import load_font
 
 CODE = "\n".join(

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from shredfold.models.base import ModelCallError
+from shredfold.calls import ModelCallError
 from shredfold.models.ratelimit import RateLimiter, TokenBucket
 from shredfold.models.retry import RetryableError, RetryPolicy, call_with_retries, parse_retry_after
 

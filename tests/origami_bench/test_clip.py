@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from shredfold.metrics.clip import load_clip, weights_id
-from shredfold.origami.designs import builtin_designs
-from shredfold.origami.env import render_folded
+from shredfold.origami_bench.designs import builtin_designs
+from shredfold.origami_bench.env import render_folded
+from shredfold.origami_bench.targets import target_state
 from shredfold.spec import ClipSettings
 
 TINY = {
@@ -38,7 +39,7 @@ def test_tiny_checkpoint_through_the_same_code_path(tmp_path: Path) -> None:
     settings = ClipSettings(model=str(config), checkpoint=checkpoint)
     clip, why = load_clip(settings)
     assert clip is not None, why
-    a, b = (render_folded(d.target_state(), 64) for d in builtin_designs()[:2])
+    a, b = (render_folded(target_state(d), 64) for d in builtin_designs()[:2])
     assert clip.similarity(a, a) == pytest.approx(1.0, abs=1e-5)
     assert -1.0 <= clip.similarity(a, b) <= 1.0
     assert weights_id(settings)["checkpoint"] != weights_id(ClipSettings(model=str(config)))["model"]

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from shredfold.origami import square_sheet
-from shredfold.origami.env import EnvConfig, run_episode, state_hash, step
+from shredfold.origami_bench.env import EnvConfig, run_episode, state_hash, step
 from shredfold.prompts.origami import (
     Action,
     AnswerError,

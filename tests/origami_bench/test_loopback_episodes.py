@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from shredfold.models.asker import CachedAsker
 from shredfold.models.openai_compat import OpenAICompatible
-from shredfold.origami.designs import builtin_designs
-from shredfold.origami.env import EnvConfig, render_folded, run_episode
-from shredfold.plan import Cell
+from shredfold.origami_bench.designs import builtin_designs
+from shredfold.origami_bench.env import EnvConfig, render_folded, run_episode
+from shredfold.origami_bench.targets import target_state
 from shredfold.server import ChatServer, read_log, serve
 from shredfold.spec import ModelConfig
-from shredfold.stages.origami import CachedAsker
 from shredfold.store import Store
 
 
@@ -27,9 +27,9 @@ def served(tmp_path: Path) -> Iterator[ChatServer]:
     srv.server_close()
 
 
-def _run(cell: Cell, store: Store, targets: list[bytes], replay_only: bool) -> tuple[list, CachedAsker]:
-    model = OpenAICompatible(cell.model)
-    asker = CachedAsker(cell, store, replay_only=replay_only, model=model)
+def _run(config: ModelConfig, store: Store, targets: list[bytes], replay_only: bool) -> tuple[list, CachedAsker]:
+    model = OpenAICompatible(config)
+    asker = CachedAsker("loop", config, model.identity(), store, replay_only=replay_only, model=model)
     env = EnvConfig(step_limit=3, image_size=96)
     try:
         episodes = [run_episode(t, env, asker, item=None) for t in targets]
@@ -40,18 +40,17 @@ def _run(cell: Cell, store: Store, targets: list[bytes], replay_only: bool) -> t
 
 def test_episodes_over_http_replay_from_cache_with_no_new_requests(served: ChatServer, tmp_path: Path) -> None:
     config = ModelConfig(id="loop", adapter="openai", base_url=served.url, model="origami-random", max_attempts=1)
-    cell = Cell(benchmark="origami", model=config, identity=OpenAICompatible(config).identity())
     store = Store(tmp_path / "store")
-    targets = [render_folded(d.target_state(), 96) for d in builtin_designs()[:3]]
+    targets = [render_folded(target_state(d), 96) for d in builtin_designs()[:3]]
 
-    first, asker = _run(cell, store, targets, replay_only=False)
+    first, asker = _run(config, store, targets, replay_only=False)
     log_path = tmp_path / "requests.jsonl"
     served.wait_idle()
     n_requests = len(read_log(log_path))
     assert asker.called == n_requests == sum(len(e.turns) for e in first) > 3
     assert all(e.error is None for e in first)
 
-    again, asker2 = _run(cell, store, targets, replay_only=True)
+    again, asker2 = _run(config, store, targets, replay_only=True)
     served.wait_idle()
     assert asker2.called == 0 and len(read_log(log_path)) == n_requests
     for a, b in zip(first, again, strict=True):

@@ -9,11 +9,14 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from shredfold.aggregate import write_tables
+from shredfold.aggregate import Grid, write_tables
 from shredfold.plan import make_plan
-from shredfold.spec import load_spec
-from shredfold.stages.origami import run_origami_cell, run_origami_set, score_origami_cell
+from shredfold.resolve import load_spec
+from shredfold.stages.build import run_set
+from shredfold.stages.query import run_query
+from shredfold.stages.score import run_score
 from shredfold.store import Store
+from shredfold.tasks.registry import get as get_task
 
 SPEC = """
 name: tiny-origami
@@ -39,10 +42,10 @@ def tiny(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-un
 
 
 def test_models_have_cells_only_in_the_benchmarks_they_serve(tiny) -> None:  # type: ignore[no-untyped-def]
-    by_bench = {(c.model.id, c.benchmark) for c in tiny.cells}
+    by_bench = {(c.model.id, get_task(c.task).benchmark) for c in tiny.cells}
     assert ("oracle", "shred") in by_bench and ("oracle", "origami") not in by_bench
     assert ("origami-search", "origami") in by_bench and ("origami-search", "shred") not in by_bench
-    tasks = {c.domain for c in tiny.cells if c.benchmark == "origami"}
+    tasks = {c.labels["task"] for c in tiny.cells if c.task.startswith("origami")}
     assert tasks == {"mcq_assoc", "mcq_causal", "fullstep"}
     assert all(p in tiny.score_paths for p in (c.score_path for c in tiny.cells))
 
@@ -50,12 +53,13 @@ def test_models_have_cells_only_in_the_benchmarks_they_serve(tiny) -> None:  # t
 @pytest.mark.slow
 def test_origami_cells_to_leaderboard(tiny, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     store = Store(tmp_path / "results" / "store")
-    for key, s in tiny.origami_sets.items():
-        run_origami_set(tiny, key, s.path, store)
-    cells = [c for c in tiny.cells if c.benchmark == "origami"]
+    for key, s in tiny.item_sets.items():
+        if s.task.startswith("origami"):
+            run_set(tiny, key, s.path, store)
+    cells = [c for c in tiny.cells if c.task.startswith("origami")]
     for c in cells:
-        run_origami_cell(tiny, c.query_key, c.query_path, store)
-        score_origami_cell(tiny, c.score_key, c.query_path, c.score_path, store)
+        run_query(tiny, c.query_key, c.query_where, c.query_path, store)
+        run_score(tiny, c.score_key, c.score_where, c.query_path, c.score_path, store)
     paths = [c.score_path for c in cells]
     con = duckdb.connect()
     oracle_gs = con.execute(
@@ -70,10 +74,10 @@ def test_origami_cells_to_leaderboard(tiny, tmp_path: Path) -> None:  # type: ig
 
     # a second run replays every answer and episode: no model is built, nothing is called
     for c in cells:
-        counts = run_origami_cell(tiny, c.query_key, c.query_path, store, replay_only=True)
+        counts = run_query(tiny, c.query_key, c.query_where, c.query_path, store, replay_only=True)
         assert counts["called"] == 0 and counts["errors"] == 0
 
-    write_tables(paths, [], "results/leaderboard.csv", "results/breakdown.csv")
+    write_tables(paths, Grid.of(tiny), "results/leaderboard.csv", ["results/breakdown.csv", "results/breakdown_origami.csv"])
     text = Path("results/leaderboard.csv").read_text().splitlines()
     rows = {r["model"]: r for r in csv.DictReader(text)}
     assert set(rows) == {"origami-oracle", "origami-random", "origami-search"}

@@ -7,9 +7,10 @@ from collections import Counter
 import numpy as np
 
 from shredfold.metrics.shape import aligned_iou, iou
-from shredfold.origami.designs import builtin_designs, tier_of
-from shredfold.origami.procedural import random_sequence, replay
-from shredfold.origami.tasks import StateCache, build_mcq, plan_mcq
+from shredfold.origami_bench.design import tier_of
+from shredfold.origami_bench.designs import builtin_designs
+from shredfold.origami_bench.mcq import StateCache, build_mcq, plan_mcq
+from shredfold.origami_bench.procedural import random_sequence, replay
 from shredfold.spec import TierThresholds
 
 

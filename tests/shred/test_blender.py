@@ -69,7 +69,7 @@ def test_planning_and_keys_never_load_bpy():
     code = (
         "import sys\n"
         "from shredfold.corpus.loaders import load_builtin\n"
-        "from shredfold.shred.sample import sample_key\n"
+        "from shredfold.shred.sample_key import sample_key\n"
         "from shredfold.shred.synth import get_synthesizer\n"
         "from shredfold.spec import RenderSettings, SynthesisSettings\n"
         "get_synthesizer(SynthesisSettings(mode='flat'))\n"
@@ -153,7 +153,7 @@ def test_render_a_piece_for_real(piece_and_text):
     from PIL import Image
     from rapidfuzz.distance import Levenshtein
 
-    from shredfold import ocr
+    from shredfold.models.builtin.ocr import reader as ocr
     from shredfold.shred.synth import get_synthesizer
 
     pieces = piece_and_text
@@ -210,7 +210,7 @@ def test_render_a_piece_for_real(piece_and_text):
 
 def test_blender_settings_enter_the_sample_key():
     from shredfold.corpus.loaders import load_builtin
-    from shredfold.shred.sample import sample_key
+    from shredfold.shred.sample_key import sample_key
     from shredfold.spec import RenderSettings
 
     doc = load_builtin("news_en")[0]

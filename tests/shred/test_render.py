@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from shredfold.corpus.document import Document
-from shredfold.metrics.tables import table_text
-from shredfold.shred.render import code_lines, font_roles, render_page, table_grid
+from shredfold.shred.fonts import font_roles
+from shredfold.shred.render import code_lines, render_page, table_grid
 from shredfold.shred.wrap import CLOSING, OPENING
 from shredfold.spec import RenderSettings
+from shredfold.tables import table_text
 
 
 def _render(doc: Document, settings: RenderSettings, seed: int = 0):

@@ -120,7 +120,7 @@ def test_flat_mode_never_imports_bpy() -> None:
     code = (
         "import sys\n"
         "from shredfold.spec import SynthesisSettings\n"
-        "from shredfold.shred.sample import sample_key\n"
+        "from shredfold.shred.sample_key import sample_key\n"
         "from shredfold.shred.synth import get_synthesizer\n"
         "get_synthesizer(SynthesisSettings())\n"
         "assert 'bpy' not in sys.modules and 'shredfold.shred.blender' not in sys.modules\n"

@@ -9,13 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from shredfold.models.base import RESPONSE_STAGE
+from shredfold.calls import RESPONSE_STAGE
+from shredfold.models.asker import ReplayOnlyError
 from shredfold.models.endpoints import endpoint_limits, endpoint_resource
 from shredfold.models.openai_compat import MissingApiKeyError
 from shredfold.plan import Plan, make_plan, resolve_attempts
+from shredfold.resolve import load_spec
 from shredfold.server import ChatServer, answered_twice, read_log, serve
-from shredfold.spec import ModelConfig, load_spec
-from shredfold.stages.query import ReplayOnlyError, run_query_cell
+from shredfold.spec import ModelConfig
+from shredfold.stages.query import run_query
 from shredfold.store import Store
 from tests.models.samples import http_model, new_workdir, shared_samples, write_model, write_spec
 
@@ -53,7 +55,7 @@ def query_all(plan: Plan, work: Path, **kwargs: object) -> list[dict]:
     out = []
     for cell in plan.cells:
         path = work / cell.query_path
-        run_query_cell(plan, cell.query_key, str(path), store, **kwargs)  # type: ignore[arg-type]
+        run_query(plan, cell.query_key, cell.query_where, str(path), store, **kwargs)  # type: ignore[arg-type]
         out.append(json.loads(path.read_text()))
     return out
 

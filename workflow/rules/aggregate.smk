@@ -1,15 +1,14 @@
+# DuckDB over exactly the plan's cell tables (one writer: a single job).
 rule aggregate:
     message:
         "Aggregate {n} cell tables into the leaderboard".format(n=len(PLAN.cells))
     input:
         tables=PLAN.score_paths,
     output:
-        leaderboard="results/leaderboard.csv",
-        breakdown="results/breakdown.csv",
-        breakdown_origami="results/breakdown_origami.csv",
+        leaderboard=paths.LEADERBOARD,
+        breakdowns=breakdown_files(),
     log:
-        "results/logs/aggregate.log",
+        paths.AGGREGATE_LOG,
     shell:
-        "{PY} -m shredfold job aggregate --spec {SPEC:q} --tables {input.tables:q} "
-        "--out {output.leaderboard:q} {output.breakdown:q} {output.breakdown_origami:q} "
-        "> {log:q} 2>&1"
+        "{PY} -m shredfold job aggregate --plan {PLAN_FILE:q} --tables {input.tables:q} "
+        "--out {output.leaderboard:q} {output.breakdowns:q} > {log:q} 2>&1"

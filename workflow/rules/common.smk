@@ -1,26 +1,33 @@
-# Load and validate the spec before any job runs, and expand it into the plan (cells + keys).
+# Load and validate the spec before any job runs, expand it into the plan (item sets, cells,
+# keys) once, and write it to a content-addressed file that every job loads.
 import sys
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
+from shredfold import paths
+from shredfold.aggregate import breakdown_files
 from shredfold.models.endpoints import endpoint_limits, endpoint_resource
-from shredfold.plan import make_plan, resolve_attempts
-from shredfold.spec import SpecError, load_spec
+from shredfold.plan import make_plan, resolve_attempts, write_plan
+from shredfold.resolve import load_spec
+from shredfold.spec import SpecError
+from shredfold.store import Store
 
 try:
-    # resolve_attempts: a cell whose last query recorded errors gets a new attempt (-rN paths),
-    # so failed items are asked again on the next run; paths are relative to the workdir.
-    PLAN = resolve_attempts(make_plan(load_spec(config["spec"])), Path.cwd())
+    # The plan may cache costly inputs (the origami design catalogue) in the store.
+    _PLANNED = make_plan(load_spec(config["spec"]), Store(paths.STORE), write=True)
 except (SpecError, ValueError) as exc:
     raise WorkflowError(f"invalid spec: {exc}") from None
-
-PY = sys.executable
+# resolve_attempts: a cell whose last query recorded errors gets a new attempt (-rN paths),
+# so failed items are asked again on the next run; paths are relative to the workdir.
+PLAN = resolve_attempts(_PLANNED, Path.cwd())
 # Not a rule param: Snakemake re-runs jobs whose params change, and the same cell planned
 # from another spec file (say, one that adds a model) must stay done. Keys carry identity.
-SPEC = str(PLAN.spec.path)
-KEY = "[0-9a-f]{64}"
-ATTEMPT = "(-r[1-9][0-9]*)?"
+PLAN_FILE = write_plan(_PLANNED)
+
+PY = sys.executable
+KEY = paths.KEY_PATTERN
+ATTEMPT = paths.ATTEMPT_PATTERN
 
 # --config replay_only=true: any query that would call a model fails the job (audits). Kept
 # out of `params` so that switching it on does not make Snakemake re-run finished cells.
@@ -34,18 +41,30 @@ for _name, _slots in endpoint_limits(PLAN.spec.models).items():
         workflow.register_resource(_name, _slots)
 
 
+def _cell(wildcards):
+    return PLAN.cell(wildcards.key, wildcards.where)
+
+
 def _endpoint_use(name):
-    return lambda wildcards: 1 if ENDPOINT_OF.get(wildcards.model) == name else 0
+    return lambda wildcards: 1 if ENDPOINT_OF.get(_cell(wildcards).model.id) == name else 0
 
 
 ENDPOINT_RESOURCES = {name: _endpoint_use(name) for name in endpoint_limits(PLAN.spec.models)}
 
 
 def set_manifest(wildcards):
-    """The sample-set manifest a query cell reads."""
-    return PLAN.cell(wildcards.key).sample_set.path
+    """The item-set manifest a query cell reads."""
+    return _cell(wildcards).item_set.path
 
 
 def query_manifest(wildcards):
-    """The query manifest a score cell reads."""
-    return PLAN.cell(wildcards.key).query_path
+    """The query manifest (current attempt) a score cell reads."""
+    return _cell(wildcards).query_path
+
+
+def cell_name(wildcards):
+    return _cell(wildcards).name
+
+
+def set_name(wildcards):
+    return PLAN.item_set(wildcards.key).where

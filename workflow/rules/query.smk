@@ -1,17 +1,20 @@
+# Ask one model about every item of one item set (answers cached per request).
 rule query:
     message:
-        "Query {wildcards.model} on {wildcards.domain} N={wildcards.n}{wildcards.attempt}"
+        "Ask {params.name}{wildcards.attempt}"
     input:
-        samples=set_manifest,
+        item_set=set_manifest,
     output:
-        manifest="results/cells/query/{model}/{bench}/{domain}/N{n}/{key}{attempt}.json",
+        manifest=paths.QUERY,
     log:
-        "results/logs/query/{model}/{bench}/{domain}/N{n}/{key}{attempt}.log",
+        paths.cell_log("query"),
+    params:
+        name=cell_name,
     wildcard_constraints:
         key=KEY,
         attempt=ATTEMPT,
     resources:
         **ENDPOINT_RESOURCES,
     shell:
-        "{PY} -m shredfold job query {REPLAY}--spec {SPEC:q} --key {wildcards.key} "
+        "{PY} -m shredfold job query {REPLAY}--plan {PLAN_FILE:q} --key {wildcards.key} --where {wildcards.where:q} "
         "--out {output.manifest:q} > {log:q} 2>&1"

@@ -1,15 +1,18 @@
+# Score one cell's answers into its Parquet table.
 rule score:
     message:
-        "Score {wildcards.model} on {wildcards.domain} N={wildcards.n}"
+        "Score {params.name}{wildcards.attempt}"
     input:
-        responses=query_manifest,
+        answers=query_manifest,
     output:
-        table="results/cells/score/{model}/{bench}/{domain}/N{n}/{key}{attempt}.parquet",
+        table=paths.SCORE,
     log:
-        "results/logs/score/{model}/{bench}/{domain}/N{n}/{key}{attempt}.log",
+        paths.cell_log("score"),
+    params:
+        name=cell_name,
     wildcard_constraints:
         key=KEY,
         attempt=ATTEMPT,
     shell:
-        "{PY} -m shredfold job score --spec {SPEC:q} --key {wildcards.key} "
-        "--input {input.responses:q} --out {output.table:q} > {log:q} 2>&1"
+        "{PY} -m shredfold job score --plan {PLAN_FILE:q} --key {wildcards.key} --where {wildcards.where:q} "
+        "--input {input.answers:q} --out {output.table:q} > {log:q} 2>&1"

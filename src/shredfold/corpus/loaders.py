@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from shredfold.corpus.document import DOMAINS, Document
+from shredfold.corpus.document import DOMAIN_INFO, DOMAINS, Document
 
 if TYPE_CHECKING:
     # Only for annotations: importing spec at run time would make a cycle as soon as
@@ -35,14 +35,7 @@ __all__ = [
     "markdown_table_to_html",
 ]
 
-FILE_EXTENSIONS: dict[str, tuple[str, ...]] = {
-    "news_en": (".md", ".txt"),
-    "news_zh": (".md", ".txt"),
-    "code_python": (".py",),
-    "code_java": (".java",),
-    "code_cpp": (".cpp", ".cc", ".cxx", ".hpp", ".hh", ".h"),
-    "table": (".html", ".htm", ".md"),
-}
+FILE_EXTENSIONS: dict[str, tuple[str, ...]] = {d: i.extensions for d, i in DOMAIN_INFO.items()}
 """File extensions accepted per domain in a corpus folder (lower-case, with the dot)."""
 
 JSONL_KEYS = ("id", "domain", "text", "meta")

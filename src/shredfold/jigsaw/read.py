@@ -6,7 +6,6 @@ without the engine; :mod:`shredfold.models.builtin.jigsaw` passes ``shredfold.oc
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -18,6 +17,9 @@ from PIL import Image
 from shredfold.jigsaw.contour import PAPER_LEVEL, Scrap
 from shredfold.jigsaw.geometry import apply
 from shredfold.jigsaw.solve import Cluster, Solution
+from shredfold.jigsaw.words import Word, format_text
+
+__all__ = ["Line", "Reader", "Reading", "Word", "best_quarter_turn", "draw", "format_text", "read", "read_words", "upright"]
 
 PAD = 12  # px of white around a drawn cluster
 BAND = 1400  # px: taller pages are read in bands (the detector downsizes past ~2000 px)
@@ -31,22 +33,6 @@ class Line(Protocol):
 
 
 Reader = Callable[[Image.Image], Sequence[Line]]
-
-
-@dataclass(frozen=True)
-class Word:
-    """A recognised box in the coordinates of the whole drawn cluster."""
-
-    text: str
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    score: float
-
-    @property
-    def height(self) -> float:
-        return self.y1 - self.y0
 
 
 def draw(cluster: Cluster, scraps: Sequence[Scrap]) -> np.ndarray:
@@ -150,46 +136,6 @@ def read_words(rgb: np.ndarray, reader: Reader) -> list[Word]:
             x0, y0, x1, y1 = ln.box
             words.append(Word(ln.text, x0, y0 + top, x1, y1 + top, ln.score))
     return words
-
-
-def rows(words: Sequence[Word]) -> list[list[Word]]:
-    """Words grouped into text rows top to bottom, each left to right (a word joins a row
-    it overlaps vertically by half the smaller height)."""
-    out: list[tuple[float, float, list[Word]]] = []
-    for wd in sorted(words, key=lambda w: (w.y0 + w.y1) / 2):
-        if out:
-            r0, r1, members = out[-1]
-            if min(r1, wd.y1) - max(r0, wd.y0) >= 0.5 * min(r1 - r0, wd.height):
-                members.append(wd)
-                out[-1] = (min(r0, wd.y0), max(r1, wd.y1), members)
-                continue
-        out.append((wd.y0, wd.y1, [wd]))
-    return [sorted(m, key=lambda w: w.x0) for _, _, m in out]
-
-
-def _columns(text: str) -> int:
-    import unicodedata
-
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
-def format_text(words: Sequence[Word], kind: str) -> str:
-    grouped = rows(words)
-    if not grouped:
-        return ""
-    if kind != "code":
-        return "\n".join(" ".join(w.text for w in row) for row in grouped)
-    # Code: indentation from where each row starts, in character widths of the monospaced
-    # font, relative to the least indented row (column 0 on a whole page).
-    widths = [(w.x1 - w.x0) / _columns(w.text) for row in grouped for w in row
-              if _columns(w.text) >= 4]
-    cw = statistics.median(widths) if widths else None
-    left = min(row[0].x0 for row in grouped)
-    out = []
-    for row in grouped:
-        indent = round((row[0].x0 - left) / cw) if cw else 0
-        out.append(" " * indent + " ".join(w.text for w in row))
-    return "\n".join(out)
 
 
 @dataclass

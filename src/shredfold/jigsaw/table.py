@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from shredfold.jigsaw.read import Word, format_text, rows
+from shredfold.jigsaw.words import Word, format_text, rows
 
 RULE_RUN = 61  # px: a straight dark run this long is a rule, not a letter
 RULE_COVER = 0.6  # share of a boundary that must be ruled to separate two units

@@ -15,15 +15,23 @@ import io
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from shredfold.spec import ClipSettings
 from shredfold.store import sha256_file
+
+
+class ClipWeights(Protocol):
+    """Where the weights come from (the spec's ``origami.clip`` section has these fields)."""
+
+    model: str
+    checkpoint: Path | None
+    pretrained: str | None
+    cache_dir: Path | None
 
 _HASH_LIMIT = 64 << 20  # larger checkpoints are identified by path, size and mtime
 
 
-def weights_id(settings: ClipSettings) -> dict[str, Any]:
+def weights_id(settings: ClipWeights) -> dict[str, Any]:
     """What makes two SS columns comparable (enters the score cell's key); no torch."""
     out: dict[str, Any] = {"model": settings.model, "pretrained": settings.pretrained}
     model_path = Path(settings.model)
@@ -56,7 +64,7 @@ class Clip:
         return float((self.embed(a) * self.embed(b)).sum())
 
 
-def load_clip(settings: ClipSettings) -> tuple[Clip | None, str]:
+def load_clip(settings: ClipWeights) -> tuple[Clip | None, str]:
     """The CLIP model, or ``None`` and why SS cannot be computed."""
     if settings.checkpoint is None and settings.pretrained is None:
         return None, "no CLIP weights configured (origami.clip.checkpoint or .pretrained)"

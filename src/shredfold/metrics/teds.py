@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from apted import APTED, Config
 from rapidfuzz.distance import Levenshtein
 
-from shredfold.metrics.tables import Table, find_table, table_text
+from shredfold.tables import Table, find_table, table_text
 
 __all__ = ["find_table", "table_scores", "table_text", "teds", "teds_s"]
 

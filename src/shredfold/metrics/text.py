@@ -23,7 +23,7 @@ import sacrebleu
 from rapidfuzz.distance import LCSseq, Levenshtein
 from sacrebleu.metrics import BLEU
 
-from shredfold.metrics.tables import CELL_SEP, find_table, table_text
+from shredfold.tables import CELL_SEP, find_table, table_text
 
 __all__ = [
     "Kind",

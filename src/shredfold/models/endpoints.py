@@ -18,7 +18,9 @@ from shredfold.spec import ModelConfig
 
 def endpoint_resource(config: ModelConfig) -> str | None:
     """The resource name of the model's endpoint, or None for in-process built-ins."""
-    if config.adapter != "openai" or not config.base_url:
+    from shredfold.models import registry
+
+    if not config.base_url or not registry.concurrent(config):
         return None
     parts = urlsplit(config.base_url)
     where = parts.netloc or parts.path

@@ -19,14 +19,14 @@ import os
 import random
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
-from PIL import Image
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from shredfold.calls import ModelCallError, Request, Response
 from shredfold.models.accounting import cost_usd, estimate_input_tokens
-from shredfold.models.base import ModelCallError, Request, Response, data_url
+from shredfold.models.adapter import AdapterBase, adapter
+from shredfold.models.base import data_url
 from shredfold.models.ratelimit import RateLimiter
 from shredfold.models.retry import (
     TRANSIENT_STATUS,
@@ -36,6 +36,9 @@ from shredfold.models.retry import (
     parse_retry_after,
 )
 from shredfold.spec import ModelConfig
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger(__name__)
 # One INFO line per HTTP request would drown the job log; failures are logged by us.
@@ -95,6 +98,8 @@ class ChatCompletion(_Lenient):
 
 def prepare_image(png: bytes, max_side: int) -> bytes:
     """The PNG as sent: unchanged when it fits in ``max_side``, else downscaled (Lanczos)."""
+    from PIL import Image
+
     with Image.open(io.BytesIO(png)) as img:
         w, h = img.size
         if max(w, h) <= max_side:
@@ -107,12 +112,41 @@ def prepare_image(png: bytes, max_side: int) -> bytes:
 
 
 def image_size(png: bytes) -> tuple[int, int]:
+    from PIL import Image
+
     with Image.open(io.BytesIO(png)) as img:
         return img.size
 
 
-class OpenAICompatible:
-    """A model behind a Chat Completions endpoint. Thread-safe: one client, shared pool."""
+@adapter("openai", benchmarks=("shred", "origami"), builtin=False, concurrent=True)
+class OpenAICompatible(AdapterBase):
+    """A model behind a Chat Completions endpoint. Thread-safe: one client, shared pool.
+
+    httpx and Pillow are imported where they are used: the registry imports this module to
+    know the adapter, and planning must stay light.
+    """
+
+    @classmethod
+    def config_problems(cls, config: ModelConfig) -> list[str]:
+        if not config.base_url or not config.model:
+            return ["adapter 'openai' needs 'base_url' and 'model'"]
+        return []
+
+    @classmethod
+    def identity_of(cls, config: ModelConfig) -> dict[str, Any]:
+        """Adapter, endpoint model, decoding and what shapes the images sent.
+
+        The base URL is left out on purpose: the same model behind another host or port (a
+        restarted local server, a proxy) gives interchangeable answers.
+        """
+        return {
+            "adapter": "openai",
+            "wire": WIRE_VERSION,
+            "model": config.model,
+            "decoding": config.decoding.model_dump(mode="json"),
+            "images": {"detail": config.images.detail, "max_side": config.images.max_side},
+            "extra_body": config.extra_body,
+        }
 
     def __init__(
         self,
@@ -135,6 +169,8 @@ class OpenAICompatible:
         self._client: httpx.Client | None = None
 
     def _http(self) -> httpx.Client:
+        import httpx
+
         # Made on first call, not in __init__: planning builds every model for its identity,
         # and an httpx client (with its TLS context) costs a good part of a second.
         with self._lock:
@@ -153,22 +189,6 @@ class OpenAICompatible:
             return self._client
 
     # -- identity and body
-
-    def identity(self) -> dict[str, Any]:
-        """Adapter, endpoint model, decoding and what shapes the images sent.
-
-        The base URL is left out on purpose: the same model behind another host or port (a
-        restarted local server, a proxy) gives interchangeable answers.
-        """
-        cfg = self.config
-        return {
-            "adapter": "openai",
-            "wire": WIRE_VERSION,
-            "model": cfg.model,
-            "decoding": cfg.decoding.model_dump(mode="json"),
-            "images": {"detail": cfg.images.detail, "max_side": cfg.images.max_side},
-            "extra_body": cfg.extra_body,
-        }
 
     def body(self, request: Request) -> dict[str, Any]:
         """The JSON body sent for ``request`` (no secrets, no bookkeeping fields)."""
@@ -245,6 +265,8 @@ class OpenAICompatible:
             return completion, latency
 
         def post() -> tuple[ChatCompletion, float]:
+            import httpx
+
             t0 = time.perf_counter()
             try:
                 reply = client.post("chat/completions", content=payload, headers=headers)

@@ -1,7 +1,7 @@
 """Bounded retries with exponential backoff and full jitter that honour ``Retry-After``.
 
 Kept free of HTTP so the policy can be tested with a fake clock: the adapter turns each
-failed attempt into a :class:`~shredfold.models.base.ModelCallError` (``transient`` and an
+failed attempt into a :class:`~shredfold.calls.ModelCallError` (``transient`` and an
 optional ``retry_after``) and :func:`call_with_retries` decides whether and how long to wait.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from shredfold.models.base import ModelCallError
+from shredfold.calls import ModelCallError
 
 T = TypeVar("T")
 

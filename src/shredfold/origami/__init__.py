@@ -1,32 +1,84 @@
 """Origami engine: FOLD I/O, crease patterns, flat-foldability and folded-state drawing.
 
-A pure library: values in, values out. The interactive environment builds on
-:func:`fold`, :func:`crease` and :func:`solve_layers`.
+A pure library: values in, values out; it imports nothing of the harness (a test holds it
+to that). The benchmark built on it lives in :mod:`shredfold.origami_bench`.
+
+The names below load their module on first use, so that ``ENGINE_VERSION`` (which enters
+content keys at plan time) costs no geometry import.
 """
 
-from .actions import (
-    FoldState,
-    FoldStep,
-    Rejection,
-    crease,
-    fold,
-    square_sheet,
-    state_from_pattern,
-    unfold,
-)
-from .draw import draw_crease_pattern, draw_folded, silhouette_mask
-from .fold_format import FoldFile, FoldFormatError, FoldFrame, read_cp, read_fold, write_fold
-from .folded import FoldedGeometry, fold_geometry, folded_silhouette
-from .layers import LayerResult, solve_layers
-from .local import LocalReport, VertexViolation, check_local
-from .pattern import CreasePattern
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 # Bump when any output (layer orders, counts, drawings, rejection reasons) changes meaning.
 ENGINE_VERSION = "2"  # 2: simple folds stack layers physically
 
+_EXPORTS = {
+    "FoldState": "actions",
+    "FoldStep": "actions",
+    "Rejection": "actions",
+    "crease": "actions",
+    "fold": "actions",
+    "square_sheet": "actions",
+    "state_from_pattern": "actions",
+    "unfold": "actions",
+    "draw_crease_pattern": "draw",
+    "draw_folded": "draw",
+    "silhouette_mask": "draw",
+    "FoldFile": "fold_format",
+    "FoldFormatError": "fold_format",
+    "FoldFrame": "fold_format",
+    "read_cp": "fold_format",
+    "read_fold": "fold_format",
+    "write_fold": "fold_format",
+    "FoldedGeometry": "folded",
+    "fold_geometry": "folded",
+    "folded_silhouette": "folded",
+    "LayerResult": "layers",
+    "solve_layers": "layers",
+    "LocalReport": "local",
+    "VertexViolation": "local",
+    "check_local": "local",
+    "CreasePattern": "pattern",
+}
+
+if TYPE_CHECKING:
+    from .actions import (
+        FoldState,
+        FoldStep,
+        Rejection,
+        crease,
+        fold,
+        square_sheet,
+        state_from_pattern,
+        unfold,
+    )
+    from .draw import draw_crease_pattern, draw_folded, silhouette_mask
+    from .fold_format import FoldFile, FoldFormatError, FoldFrame, read_cp, read_fold, write_fold
+    from .folded import FoldedGeometry, fold_geometry, folded_silhouette
+    from .layers import LayerResult, solve_layers
+    from .local import LocalReport, VertexViolation, check_local
+    from .pattern import CreasePattern
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
+
 __all__ = [
-    "ENGINE_VERSION",
     "CreasePattern",
+    "ENGINE_VERSION",
     "FoldFile",
     "FoldFormatError",
     "FoldFrame",

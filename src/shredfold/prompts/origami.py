@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from shredfold.models.base import Message, Request
+from shredfold.calls import Message, Request
 
 VERSION = "v1"
 LETTERS = "ABCD"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from shredfold.models.base import Message, Request
+from shredfold.calls import Message, Request
 
 VERSION = "v1"
 

@@ -56,7 +56,6 @@ the bpy wheel's version enters the key.
 
 from __future__ import annotations
 
-import functools
 import logging
 import math
 import os
@@ -64,7 +63,6 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 import cv2
@@ -74,27 +72,25 @@ from scipy.spatial import Delaunay, QhullError
 from shapely.geometry import Polygon
 from skimage.measure import find_contours
 
+from shredfold.shred.modes import (
+    ALBEDO,
+    BLEED,
+    BLENDER_VERSION,
+    MESH_STEP,
+    OUTLINE_TOLERANCE,
+    PAD_MIN,
+    SHADOW_FLOOR,
+    UNIT,
+    blender_params,
+)
 from shredfold.shred.pieces import Piece
-from shredfold.shred.synth import Compositing, Scrap, compositor_params, register
+from shredfold.shred.synth import Compositing, Scrap, register
 from shredfold.spec import BlenderSettings, SynthesisSettings
 
 if TYPE_CHECKING:
     from shredfold.shred.blender_scene import Scene
 
 log = logging.getLogger(__name__)
-
-BLENDER_VERSION = 1
-UNIT = 0.01  # Blender units per page pixel (keeps the scene near 1..10 units)
-MESH_STEP = 8.0  # px between mesh vertices
-OUTLINE_TOLERANCE = 0.35  # px, simplification of the alpha contour
-CLOUDS_DEPTH = 3
-VORONOI_SHARE = 0.5  # share of the crumple relief from the faceted (Voronoi) ridges
-VORONOI_SCALE = 0.6  # Voronoi cell size relative to crumple_scale
-ALBEDO = 0.5  # of the white sheet and the table in the lighting passes (headroom below 1)
-SHADOW_FLOOR = 0.03  # sunlight lost below this is sampling noise, not shadow
-PAD_MIN = 3  # px of transparent margin on every side of a scrap
-FILTER_WIDTH = 0.01  # px: Cycles samples at pixel centres, so each pixel sees its own texel
-BLEED = 3  # px the paper colour is carried past the outline for texture filtering
 
 _lock = threading.Lock()
 
@@ -276,40 +272,17 @@ def _threads() -> int:
     return max(1, int(os.environ.get("SHREDFOLD_BLENDER_THREADS", "1")))
 
 
-@functools.cache
-def _bpy_version() -> str:
-    """The installed bpy wheel (its version fixes Blender's build), without importing it."""
-    try:
-        return metadata.version("bpy")
-    except metadata.PackageNotFoundError:
-        return "absent"
-
-
 @register("blender")
 class BlenderSynthesizer(Compositing):
     mode = "blender"
     version = BLENDER_VERSION
 
     def __init__(self, settings: SynthesisSettings) -> None:
+        self.synthesis = settings
         self.settings: BlenderSettings = settings.blender
 
     def params(self) -> dict[str, Any]:
-        return {
-            "bpy": _bpy_version(),
-            "quality": self.settings.quality(),
-            "unit": UNIT,
-            "mesh_step": MESH_STEP,
-            "outline_tolerance": OUTLINE_TOLERANCE,
-            "clouds_depth": CLOUDS_DEPTH,
-            "voronoi_share": VORONOI_SHARE,
-            "voronoi_scale": VORONOI_SCALE,
-            "albedo": ALBEDO,
-            "shadow_floor": SHADOW_FLOOR,
-            "pad_min": PAD_MIN,
-            "filter_width": FILTER_WIDTH,
-            "bleed": BLEED,
-            "compositor": compositor_params(),
-        }
+        return blender_params(self.synthesis)
 
     def scraps(self, pieces: Sequence[Piece], rng: np.random.Generator) -> list[Scrap]:
         s = self.settings

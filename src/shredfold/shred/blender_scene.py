@@ -25,7 +25,7 @@ import bpy
 import cv2
 import numpy as np
 
-from shredfold.shred.blender import (
+from shredfold.shred.modes import (
     ALBEDO,
     CLOUDS_DEPTH,
     FILTER_WIDTH,

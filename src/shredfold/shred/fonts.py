@@ -1,4 +1,5 @@
-"""The pinned font files, their SHA-256 (part of every sample key) and cached Pillow fonts.
+"""The pinned font files, which a page uses, their SHA-256 (part of every sample key), and
+cached Pillow fonts (Pillow is imported only to draw).
 
 Text is laid out with Pillow's BASIC engine on purpose: RAQM pulls in system FriBiDi and
 HarfBuzz builds that differ between machines, while BASIC depends only on FreeType, which the
@@ -11,11 +12,13 @@ import functools
 import importlib.resources
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from PIL import ImageFont
-
+from shredfold.corpus.document import Document
 from shredfold.store import sha256_file
+
+if TYPE_CHECKING:
+    from PIL import ImageFont
 
 Role = Literal["prose", "prose_bold", "mono", "cjk", "cjk_bold"]
 
@@ -71,6 +74,15 @@ def font_path(role: Role) -> Path:
     return path
 
 
+def font_roles(doc: Document) -> tuple[Role, ...]:
+    """The fonts a document's page is drawn with (their hashes go into the sample key)."""
+    if doc.kind == "code":
+        return ("mono",)
+    if doc.lang == "zh":
+        return ("cjk", "cjk_bold")
+    return ("prose", "prose_bold")
+
+
 @functools.cache
 def _file_hash(path: Path) -> str:
     return sha256_file(path)
@@ -89,6 +101,8 @@ def font_hashes(roles: tuple[Role, ...] | list[Role]) -> dict[str, str]:
 @functools.cache
 def load_font(role: Role, size: int) -> ImageFont.FreeTypeFont:
     """A cached Pillow font; callers must not change its variation (the cache shares it)."""
+    from PIL import ImageFont
+
     spec = FONTS[role]
     font = ImageFont.truetype(
         str(font_path(role)), size, index=spec.index, layout_engine=ImageFont.Layout.BASIC

@@ -8,21 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 from markdown_it import MarkdownIt
 from PIL import Image, ImageDraw
 
-from shredfold.corpus.document import Document
-from shredfold.metrics.tables import table_text
+from shredfold.corpus.document import Document, Lang
 from shredfold.shred.fonts import Role, load_font
 from shredfold.shred.tablegrid import Cell, GridLayout, layout_grid, parse_table
 from shredfold.shred.texture import surface
-from shredfold.shred.wrap import hard_wrap, has_cjk, is_cjk, wrap
+from shredfold.shred.wrap import hard_wrap, is_cjk, wrap
 from shredfold.spec import RenderSettings
-
-Lang = Literal["en", "zh"]
+from shredfold.tables import table_text
 
 HEADLINE_SCALE = {1: 1.45, 2: 1.2}  # h3..h6 use 1.1
 PARAGRAPH_GAP = 0.5  # of a line height
@@ -44,19 +41,6 @@ class _Run:
     text: str
     role: Role
     size: int
-
-
-def doc_lang(doc: Document) -> Lang:
-    return "zh" if doc.domain == "news_zh" or has_cjk(doc.text) else "en"
-
-
-def font_roles(doc: Document) -> tuple[Role, ...]:
-    """The fonts a document's page is drawn with (their hashes go into the sample key)."""
-    if doc.kind == "code":
-        return ("mono",)
-    if doc_lang(doc) == "zh":
-        return ("cjk", "cjk_bold")
-    return ("prose", "prose_bold")
 
 
 def _line_height(size: int, settings: RenderSettings) -> int:
@@ -185,7 +169,7 @@ class TableGrid:
 
 
 def table_grid(doc: Document, s: RenderSettings) -> TableGrid:
-    lang = doc_lang(doc)
+    lang = doc.lang
     regular: Role = "cjk" if lang == "zh" else "prose"
     bold: Role = "cjk_bold" if lang == "zh" else "prose_bold"
     size = s.table_font_size
@@ -238,7 +222,7 @@ def _render_table(doc: Document, s: RenderSettings, rng: np.random.Generator, la
 
 def render_page(doc: Document, settings: RenderSettings, rng: np.random.Generator) -> Page:
     """Draw ``doc`` on a page ``settings.width`` wide and as tall as its content needs."""
-    lang = doc_lang(doc)
+    lang = doc.lang
     if doc.kind == "table":
         return _render_table(doc, settings, rng, lang)
     if doc.kind == "code":

@@ -1,26 +1,17 @@
 """One ShredBench sample: document + granularity + settings + seed → a folder of files.
 
-Layout of a sample folder::
-
-    pieces/00.png …   RGBA scraps, in the shuffled order a model sees them
-    composite.png     all scraps on one table top (RGB)
-    page.png          the intact page (hidden from models)
-    truth.txt         the text drawn on the page, one drawn line per line (UTF-8)
-    truth.html        the source table (tables only)
-    sample.json       public facts: n, domain, kind, lang, page size, piece files
-    hidden.json       doc id, polygons, and per presented piece its pose and placement
+The folder's layout and its readers are in :mod:`.sample_folder`; the key in
+:mod:`.sample_key`. Every random choice comes from streams spawned from the key.
 """
 
 from __future__ import annotations
 
-import functools
 import io
 import json
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -29,73 +20,40 @@ from PIL import Image
 from shapely.geometry import Polygon
 
 from shredfold.corpus.document import Document
-from shredfold.shred.fonts import font_hashes
 from shredfold.shred.pieces import Piece, cut_pieces
-from shredfold.shred.render import Page, font_roles, render_page
-from shredfold.shred.synth import MODULES, Scrap, Synthesizer, TableTop, get_synthesizer
+from shredfold.shred.render import Page, render_page
+from shredfold.shred.sample_folder import (
+    SAMPLE_STAGE,
+    PublicSample,
+    Truth,
+    load_hidden,
+    load_public,
+    load_truth,
+    piece_names,
+)
+from shredfold.shred.sample_key import PNG_OPTIONS, sample_key
+from shredfold.shred.synth import Scrap, Synthesizer, TableTop, get_synthesizer
 from shredfold.shred.voronoi import cut
 from shredfold.spec import RenderSettings, SynthesisSettings
-from shredfold.store import content_key
 
-SAMPLE_STAGE = "sample"
-SAMPLE_VERSION = 1
-# zlib level 1: on these noisy images 3x faster to write than the default (6) for ~18% more
-# bytes; levels 2-3 save at most 7% for up to 25% more time. Fixed options and no ancillary
-# chunks (no time stamp), so equal keys give equal bytes.
-PNG_OPTIONS: dict[str, Any] = {"compress_level": 1, "optimize": False}
+__all__ = [
+    "SAMPLE_STAGE",
+    "Built",
+    "PublicSample",
+    "Truth",
+    "build_sample",
+    "load_hidden",
+    "load_public",
+    "load_truth",
+    "make_sample",
+    "sample_key",
+    "write_sample",
+]
 PNG_THREADS = min(
     4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 )
-# Rasterisers, geometry and the PNG encoder shape the bytes; a version change must change
-# the key rather than silently give different files under an old one.
-TOOLCHAIN = ("pillow", "numpy", "scipy", "shapely", "opencv-python", "markdown-it-py", "lxml")
 # Independent random streams, one per use, spawned in this fixed order from the key.
 STREAMS = ("render", "cut", "pose", "scraps", "order", "table")
-
-
-@functools.cache
-def _toolchain() -> dict[str, str]:
-    out = {}
-    for dist in TOOLCHAIN:
-        try:
-            out[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            out[dist] = "absent"
-    return out
-
-
-def sample_params(
-    doc: Document, n: int, render: RenderSettings, synth: SynthesisSettings, seed: int
-) -> dict[str, Any]:
-    synthesizer = get_synthesizer(synth)
-    synthesis = synth.model_dump(mode="json")
-    for mode in MODULES:  # another mode's settings do not shape this sample
-        if mode != synth.mode:
-            synthesis.pop(mode, None)
-    return {
-        "doc_id": doc.doc_id,  # written to hidden.json, so part of the output
-        "n": n,
-        "render": render.model_dump(mode="json"),
-        "synthesis": synthesis,
-        "synthesizer": {
-            "mode": synthesizer.mode,
-            "version": synthesizer.version,
-            "params": synthesizer.params(),
-        },
-        "fonts": font_hashes(font_roles(doc)),
-        "png": PNG_OPTIONS,
-        "toolchain": dict(_toolchain()),
-        "seed": seed,
-    }
-
-
-def sample_key(
-    doc: Document, n: int, render: RenderSettings, synth: SynthesisSettings, seed: int
-) -> str:
-    return content_key(
-        SAMPLE_STAGE, SAMPLE_VERSION, sample_params(doc, n, render, synth, seed), [doc.key]
-    )
-
 
 def streams(key: str) -> dict[str, np.random.Generator]:
     children = np.random.SeedSequence(int(key, 16)).spawn(len(STREAMS))
@@ -124,11 +82,6 @@ def _json(obj: Any) -> str:
 
 def _r(v: float, nd: int = 6) -> float:
     return round(float(v), nd) + 0.0  # + 0.0 turns -0.0 into 0.0
-
-
-def piece_names(n: int) -> list[str]:
-    digits = max(2, len(str(n - 1)))
-    return [f"pieces/{k:0{digits}d}.png" for k in range(n)]
 
 
 @dataclass
@@ -269,44 +222,3 @@ def make_sample(
 ) -> None:
     """Write the sample's files into ``out_dir`` (an empty folder the store renames after)."""
     write_sample(build_sample(doc, n, render, synth, seed), out_dir)
-
-
-# ------------------------------------------------------------------ reading a sample back
-
-
-@dataclass(frozen=True)
-class PublicSample:
-    """What a model request is built from: piece PNGs in presented order, the composite."""
-
-    pieces: list[bytes]
-    composite: bytes
-    meta: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Truth:
-    text: str
-    html: str | None
-
-
-def load_public(folder: str | Path) -> PublicSample:
-    folder = Path(folder)
-    meta = json.loads((folder / "sample.json").read_text(encoding="utf-8"))
-    return PublicSample(
-        pieces=[(folder / name).read_bytes() for name in meta["piece_files"]],
-        composite=(folder / "composite.png").read_bytes(),
-        meta=meta,
-    )
-
-
-def load_truth(folder: str | Path) -> Truth:
-    folder = Path(folder)
-    html = folder / "truth.html"
-    return Truth(
-        text=(folder / "truth.txt").read_text(encoding="utf-8"),
-        html=html.read_text(encoding="utf-8") if html.is_file() else None,
-    )
-
-
-def load_hidden(folder: str | Path) -> dict[str, Any]:
-    return json.loads((Path(folder) / "hidden.json").read_text(encoding="utf-8"))

@@ -15,16 +15,18 @@ from typing import Any
 import cv2
 import numpy as np
 
+from shredfold.shred.modes import (
+    BRIGHTNESS_SCALE,
+    EDGE_SHADE,
+    FLAT_VERSION,
+    NOISE_TILE,
+    TINT_SCALE,
+    WARM,
+    flat_params,
+)
 from shredfold.shred.pieces import Piece
-from shredfold.shred.synth import Compositing, Scrap, compositor_params, register
+from shredfold.shred.synth import Compositing, Scrap, register
 from shredfold.spec import FlatSettings, SynthesisSettings
-
-FLAT_VERSION = 1
-TINT_SCALE = 0.03  # spread of the sheet's warm-cool shift at tint = 1
-WARM = (0.6, 0.2, -0.8)  # per-channel direction of "warmer": yellowish white, not pink/green
-BRIGHTNESS_SCALE = 0.025  # per-scrap brightness spread at tint = 1
-NOISE_TILE = 383  # one noise tile per sample, read from a random offset per scrap
-EDGE_SHADE = 0.88  # gain on the paper's outermost pixel: cut edges catch less light
 
 
 @register("flat")
@@ -33,17 +35,11 @@ class FlatSynthesizer(Compositing):
     version = FLAT_VERSION
 
     def __init__(self, settings: SynthesisSettings) -> None:
+        self.synthesis = settings
         self.settings: FlatSettings = settings.flat
 
     def params(self) -> dict[str, Any]:
-        return {
-            "tint_scale": TINT_SCALE,
-            "warm": WARM,
-            "brightness_scale": BRIGHTNESS_SCALE,
-            "noise_tile": NOISE_TILE,
-            "edge_shade": EDGE_SHADE,
-            "compositor": compositor_params(),
-        }
+        return flat_params(self.synthesis)
 
     def scraps(self, pieces: Sequence[Piece], rng: np.random.Generator) -> list[Scrap]:
         s = self.settings

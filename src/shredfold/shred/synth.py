@@ -26,29 +26,10 @@ from typing import Any, Protocol, runtime_checkable
 import cv2
 import numpy as np
 
+from shredfold.shred.modes import ASPECT, COARSE, FILL, GROW, MODES, SPREAD, TABLE_TEXTURE
 from shredfold.shred.pieces import Piece
 from shredfold.shred.texture import surface
 from shredfold.spec import SynthesisSettings
-
-COMPOSITOR_VERSION = 1
-COARSE = 8  # px: placement grid (free positions are found exactly on this grid)
-GROW = 1.1  # table growth factor when a scrap finds no room
-FILL = 2.0  # initial table area / total paper area (cropped to the heap afterwards)
-SPREAD = 0.15  # scatter of the scraps' target points, as a fraction of the table size
-ASPECT = 4 / 3  # initial table width / height: a landscape photo of a desk
-# No per-pixel grain on the table: it is the largest area of the largest image, and full-size
-# noise there costs more time (and PNG bytes) than the rest of the composite.
-TABLE_TEXTURE = {
-    "strength": 1.0,
-    "blotch": 7.0,
-    "grain": 0.0,
-    "speckle": 3.0,
-    "cell": 360,
-    "warm": 0.1,
-}
-
-# Modes whose module registers them on import; "flat" lives in scraps.py.
-MODULES = {"flat": "shredfold.shred.scraps", "blender": "shredfold.shred.blender"}
 
 
 @dataclass(frozen=True)
@@ -109,33 +90,21 @@ def register(mode: str) -> Callable[[SynthFactory], SynthFactory]:
 def get_synthesizer(settings: SynthesisSettings) -> Synthesizer:
     """The synthesizer for ``settings.mode``, importing its module on first use."""
     mode = settings.mode
-    if mode not in _REGISTRY and mode in MODULES:
+    if mode not in _REGISTRY and mode in MODES:
         try:
-            importlib.import_module(MODULES[mode])
+            importlib.import_module(MODES[mode].module)
         except ModuleNotFoundError as exc:
             raise ValueError(
-                f"synthesizer mode {mode!r} is unavailable: importing {MODULES[mode]} failed "
-                f"({exc})"
+                f"synthesizer mode {mode!r} is unavailable: importing {MODES[mode].module} "
+                f"failed ({exc})"
             ) from exc
     if mode not in _REGISTRY:
-        known = sorted(set(_REGISTRY) | set(MODULES))
+        known = sorted(set(_REGISTRY) | set(MODES))
         raise ValueError(f"unknown synthesizer mode {mode!r}; known: {', '.join(known)}")
     return _REGISTRY[mode](settings)
 
 
 # ------------------------------------------------------------------ the table top
-
-
-def compositor_params() -> dict[str, Any]:
-    return {
-        "version": COMPOSITOR_VERSION,
-        "coarse": COARSE,
-        "grow": GROW,
-        "fill": FILL,
-        "spread": SPREAD,
-        "aspect": round(ASPECT, 6),
-        "texture": TABLE_TEXTURE,
-    }
 
 
 class Compositing:

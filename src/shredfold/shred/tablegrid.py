@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from shredfold.metrics.tables import parse_html
 from shredfold.shred.wrap import wrap
+from shredfold.tables import parse_html
 
 MAX_SPAN = 1000  # browsers clamp absurd spans; so do we, to keep the grid small
 

@@ -8,28 +8,16 @@ Chinese line-breaking rules for free: no ，。、）” at a line start and no 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from shredfold.corpus.document import CJK as _CJK
 
 # Marks that may not begin a line (they close or end something) ...
 CLOSING = frozenset("，。、；：？！）》」』】〕〉”’…‥·・％,.;:?!)]}")
 # ... and marks that may not end one.
 OPENING = frozenset("（《「『【〔〈“‘([{")
 _QUOTES = frozenset("“”‘’")
-
-
-_CJK = re.compile(
-    "["
-    "\u2e80-\u2fdf"  # radicals
-    "\u3000-\u303f"  # CJK symbols and punctuation
-    "\u3040-\u30ff"  # kana (occasionally quoted)
-    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # ideographs
-    "\ufe30-\ufe4f"  # CJK compatibility forms
-    "\uff00-\uffef"  # full-width forms
-    "\U00020000-\U0002fa1f"
-    "]"
-)
 
 
 def is_cjk(ch: str) -> bool:

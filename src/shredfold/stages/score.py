@@ -1,125 +1,104 @@
-"""Score stage: one Parquet table per cell, a row per item.
+"""Score job: one Parquet table per cell, a row per item, its schema derived from the task's
+row type.
 
-A failed item is scored as an empty answer (NED 1, BLEU 0, …) and flagged in ``error``, so a
-model cannot improve its averages by failing on hard items.
+Superseded attempts of the cell (``-rN`` tables and manifests of earlier attempts) are moved
+out of ``results/cells/`` once the current table is written, so a glob over the cell tables
+counts each item once.
 """
 
 from __future__ import annotations
 
 import logging
-import math
+import os
+import types
+import typing
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
-from shredfold.models.base import RESPONSE_STAGE, Response
+from shredfold import paths
 from shredfold.plan import Plan
-from shredfold.prompts.shred import parse_answer
-from shredfold.shred.sample import SAMPLE_STAGE
 from shredfold.store import Store, atomic_write_bytes, load_json
+from shredfold.tasks.base import Cell, JobContext, Row
+from shredfold.tasks.registry import get as get_task
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 log = logging.getLogger(__name__)
 
-SCHEMA = pa.schema(
-    [
-        ("item", pa.string()),
-        ("doc_id", pa.string()),
-        ("model", pa.string()),
-        ("reference", pa.bool_()),
-        ("benchmark", pa.string()),
-        ("domain", pa.string()),
-        ("granularity", pa.int32()),
-        ("kind", pa.string()),
-        ("lang", pa.string()),
-        ("ned", pa.float64()),
-        ("bleu", pa.float64()),
-        ("rouge_l", pa.float64()),
-        ("teds", pa.float64()),
-        ("teds_s", pa.float64()),
-        ("signature", pa.string()),
-        ("input_tokens", pa.int64()),
-        ("output_tokens", pa.int64()),
-        ("latency_s", pa.float64()),
-        ("cost_usd", pa.float64()),
-        ("cached", pa.bool_()),
-        ("error", pa.string()),
-        ("response", pa.string()),
-    ]
-)
+_ARROW = {str: "string", bool: "bool_", int: "int64", float: "float64"}
 
 
-def score_text(pred: str, truth: str, truth_html: str | None, kind: str, lang: str) -> dict[str, Any]:
-    """Scores of one answer against the ground truth (values in, values out).
+def arrow_schema(row_type: type[Row]) -> pa.Schema:
+    """The Parquet schema of a row type: its fields in order, every column nullable."""
+    import pyarrow as pa
 
-    Tables: text metrics compare the reading-order text of the tables (the normalizer turns
-    an HTML or Markdown table into it), TEDS/TEDS-S compare their trees.
-    """
-    from shredfold.metrics.teds import teds
-    from shredfold.metrics.text import text_scores
-
-    answer = parse_answer(pred, kind)
-    scores = text_scores(answer, truth, kind, lang)  # type: ignore[arg-type]
-    if kind == "table":
-        assert truth_html is not None
-        scores["teds"] = teds(answer, truth_html)
-        scores["teds_s"] = teds(answer, truth_html, structure_only=True)
-    else:
-        scores["teds"] = math.nan
-        scores["teds_s"] = math.nan
-    return scores
+    fields = []
+    for name, info in row_type.model_fields.items():
+        kind = row_type.arrow_types.get(name)
+        if kind is None:
+            ann = info.annotation
+            if isinstance(ann, types.UnionType) or typing.get_origin(ann) is typing.Union:
+                ann = next(a for a in typing.get_args(ann) if a is not type(None))
+            kind = _ARROW[ann]  # type: ignore[index]
+        fields.append((name, getattr(pa, kind)()))
+    return pa.schema(fields)
 
 
-def run_score_cell(plan: Plan, key: str, query_manifest: str, out: str, store: Store) -> int:
-    cell = plan.cell(key)
-    assert cell.sample_set is not None
-    manifest = load_json(query_manifest)
-    by_item = {row["item"]: row for row in manifest["items"]}
-    rows = []
-    for item in cell.sample_set.items:
-        folder = store.path(SAMPLE_STAGE, item.key)
-        truth = (folder / "truth.txt").read_text(encoding="utf-8")
-        html_path = folder / "truth.html"
-        truth_html = html_path.read_text(encoding="utf-8") if html_path.is_file() else None
-        q = by_item[item.key]
-        response: Response | None = None
-        if q.get("response") and not q.get("error"):
-            response = Response.model_validate(store.get_json(RESPONSE_STAGE, q["response"])["response"])
-        scores = score_text(response.text if response else "", truth, truth_html, item.kind, item.lang)
-        rows.append(
-            {
-                "item": item.key,
-                "doc_id": item.doc.doc_id,
-                "model": cell.model.id,
-                "reference": cell.model.reference,
-                "benchmark": cell.benchmark,
-                "domain": cell.domain,
-                "granularity": cell.n,
-                "kind": item.kind,
-                "lang": item.lang,
-                "ned": scores["ned"],
-                "bleu": scores["bleu"],
-                "rouge_l": scores["rouge_l"],
-                "teds": scores["teds"],
-                "teds_s": scores["teds_s"],
-                "signature": scores["signature"],
-                "input_tokens": response.input_tokens if response else 0,
-                "output_tokens": response.output_tokens if response else 0,
-                "latency_s": response.latency_s if response else math.nan,
-                "cost_usd": response.cost_usd if response else 0.0,
-                "cached": bool(q.get("cached")),
-                "error": q.get("error"),
-                "response": q.get("response"),
-            }
-        )
-    write_cell_table(rows, SCHEMA, out)
+def write_cell_table(rows: list[Row], row_type: type[Row], out: str) -> None:
+    """One cell's Parquet table, written atomically (a crash never leaves half a table)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = arrow_schema(row_type)
+    table = pa.Table.from_pylist([r.model_dump() for r in rows], schema=schema)
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd")
+    atomic_write_bytes(Path(out), sink.getvalue().to_pybytes())
+
+
+def run_score(plan: Plan, key: str, where: str, query_manifest: str, out: str, store: Store) -> int:
+    cell = plan.cell(key, where)
+    task = get_task(cell.task)
+    answers = {row["item"]: row for row in load_json(query_manifest)["items"]}
+    rows = task.score(cell, answers, JobContext(plan.spec, store, log=log))
+    write_cell_table(rows, task.row_type, out)
     log.info("%s: %d rows scored", cell.name, len(rows))
+    supersede_attempts(cell, Path(out))
     return len(rows)
 
 
-def write_cell_table(rows: list[dict[str, Any]], schema: pa.Schema, out: str) -> None:
-    """One cell's Parquet table, written atomically (a crash never leaves half a table)."""
-    sink = pa.BufferOutputStream()
-    pq.write_table(pa.Table.from_pylist(rows, schema=schema), sink, compression="zstd")
-    atomic_write_bytes(Path(out), sink.getvalue().to_pybytes())
+def supersede_attempts(cell: Cell, current: Path) -> list[Path]:
+    """Move the tables and manifests of the cell's earlier attempts out of results/cells/."""
+    root = _workdir_of(current, cell)
+    if root is None:
+        return []
+    moved = []
+    attempt = _attempt_of(current, cell)
+    for n in range(attempt):
+        for rel in (cell.at(n).score_path, cell.at(n).query_path):
+            src = root / rel
+            if src.is_file():
+                dest = root / paths.SUPERSEDED / Path(rel).relative_to(paths.RESULTS)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(src, dest)
+                moved.append(dest)
+    if moved:
+        log.info("%s: %d superseded attempt file(s) moved to %s", cell.name, len(moved), paths.SUPERSEDED)
+    return moved
+
+
+def _attempt_of(current: Path, cell: Cell) -> int:
+    stem = current.name[: -len(".parquet")]
+    suffix = stem[len(cell.score_key) :]
+    return int(suffix[2:]) if suffix.startswith("-r") else 0
+
+
+def _workdir_of(current: Path, cell: Cell) -> Path | None:
+    """The folder the ``results/…`` paths are relative to (None: not a plan path)."""
+    full = current.resolve()
+    rel = Path(cell.at(_attempt_of(current, cell)).score_path)
+    parts = len(rel.parts)
+    if full.parts[-parts:] != rel.parts:
+        return None
+    return Path(*full.parts[:-parts])

@@ -7,45 +7,32 @@ piece images of the request; never the cut polygons or the truth). See
 
 from __future__ import annotations
 
-from importlib import metadata
 from typing import Any
 
-from shredfold.models.base import ModelCallError, Request, Response
+from shredfold.calls import ModelCallError, Request, Response
+from shredfold.models.adapter import AdapterBase, adapter
+from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
 VERSION = 2
 
 
-def _ocr_identity() -> dict[str, Any]:
-    from shredfold import ocr
-
-    engine = getattr(ocr, "ENGINE", None)
-    if engine is not None:
-        return engine if isinstance(engine, dict) else {"engine": engine}
-    try:
-        version = metadata.version("rapidocr-onnxruntime")
-    except metadata.PackageNotFoundError:
-        version = "absent"
-    return {"engine": "rapidocr-onnxruntime", "version": version, "params": ocr.ENGINE_PARAMS}
-
-
-class JigsawOcr:
-    def __init__(self, config: ModelConfig) -> None:
-        self.config = config
-
-    def identity(self) -> dict[str, Any]:
+@adapter("jigsaw-ocr", benchmarks=("shred",))
+class JigsawOcr(AdapterBase):
+    @classmethod
+    def identity_of(cls, config: ModelConfig) -> dict[str, Any]:
         return {
             "adapter": "jigsaw-ocr",
             "version": VERSION,
-            "ocr": _ocr_identity(),
-            "images": self.config.images.model_dump(mode="json"),
+            "ocr": engine_identity(),
+            "images": config.images.model_dump(mode="json"),
         }
 
     def complete(self, request: Request) -> Response:
-        from shredfold import ocr
         from shredfold.jigsaw.read import read
         from shredfold.jigsaw.solve import decode, solve
+        from shredfold.models.builtin.ocr import reader as ocr
 
         if self.config.images.mode != "pieces":
             raise ModelCallError("jigsaw-ocr needs the scraps as separate images (images.mode: pieces)")

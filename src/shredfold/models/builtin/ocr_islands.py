@@ -9,38 +9,33 @@ pipeline does with a photographed scrap.
 from __future__ import annotations
 
 import io
-from importlib import metadata
 from typing import Any
 
-from PIL import Image
-
-from shredfold.models.base import Request, Response
-from shredfold.models.builtin.orient import upright
+from shredfold.calls import Request, Response
+from shredfold.models.adapter import AdapterBase, adapter
+from shredfold.models.builtin.ocr import ENGINE, engine_version
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
 VERSION = 2
 
 
-def ocr_engine_id() -> str:
-    """The OCR engine and its version (its models ship inside the wheel), for cache keys."""
-    return "rapidocr-onnxruntime==" + metadata.version("rapidocr-onnxruntime")
-
-
-class OcrIslands:
-    def __init__(self, config: ModelConfig) -> None:
-        self.config = config
-
-    def identity(self) -> dict[str, Any]:
+@adapter("ocr-islands", benchmarks=("shred",))
+class OcrIslands(AdapterBase):
+    @classmethod
+    def identity_of(cls, config: ModelConfig) -> dict[str, Any]:
         return {
             "adapter": "ocr-islands",
             "version": VERSION,
-            "ocr": ocr_engine_id(),
-            "images": self.config.images.model_dump(mode="json"),
+            "ocr": f"{ENGINE}=={engine_version()}",
+            "images": config.images.model_dump(mode="json"),
         }
 
     def complete(self, request: Request) -> Response:
-        from shredfold import ocr
+        from PIL import Image
+
+        from shredfold.models.builtin.ocr import reader as ocr
+        from shredfold.models.builtin.ocr.orient import upright
 
         kind = kind_of_template(request.template)
         parts = []

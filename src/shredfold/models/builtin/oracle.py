@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from shredfold.models.base import ModelCallError, Request, Response
+from shredfold.calls import ModelCallError, Request, Response
+from shredfold.models.adapter import AdapterBase, adapter
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 from shredfold.store import Store
@@ -12,20 +13,25 @@ from shredfold.store import Store
 VERSION = 1
 
 
-class Oracle:
+@adapter("oracle", benchmarks=("shred",), reference=True)
+class Oracle(AdapterBase):
     def __init__(self, config: ModelConfig, store: Store) -> None:
-        self.config = config
+        super().__init__(config)
         self.store = store
 
-    def identity(self) -> dict[str, Any]:
+    @classmethod
+    def identity_of(cls, config: ModelConfig) -> dict[str, Any]:
         return {"adapter": "oracle", "version": VERSION}
 
+    @classmethod
+    def build(cls, config: ModelConfig, store: Store) -> Oracle:
+        return cls(config, store)
+
     def complete(self, request: Request) -> Response:
-        from shredfold.shred.sample import SAMPLE_STAGE
+        from shredfold.shred.sample_folder import SAMPLE_STAGE, load_truth
 
         if request.item is None or not self.store.has(SAMPLE_STAGE, request.item):
             raise ModelCallError(f"oracle: no stored sample for item {request.item!r}")
-        folder = self.store.path(SAMPLE_STAGE, request.item)
-        kind = kind_of_template(request.template)
-        name = "truth.html" if kind == "table" else "truth.txt"
-        return Response(text=(folder / name).read_text(encoding="utf-8"), served_model="oracle")
+        truth = load_truth(self.store.object(SAMPLE_STAGE, request.item))
+        text = truth.html if kind_of_template(request.template) == "table" else truth.text
+        return Response(text=text or "", served_model="oracle")

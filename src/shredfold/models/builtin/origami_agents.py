@@ -1,208 +1,57 @@
-"""Built-in OrigamiBench agents: reference rows that see exactly what an API model sees.
+"""The built-in OrigamiBench agents as adapters (reference rows; no ShredBench cells).
 
 - ``origami-oracle``: replays the design's ground-truth fold sequence (MCQ: the stored
-  answer). The only agent that reads ground truth (through ``request.item``).
+  answer); the only agent that reads ground truth (through ``request.item``).
 - ``origami-random``: a random valid fold each turn (MCQ: a random letter).
-- ``origami-search``: greedy search on silhouette IoU with the target image, one fold of
-  lookahead over the lines through two outline corners and the bisectors of two corners
-  (MCQ: the option whose silhouette overlaps the reference's most, without alignment).
+- ``origami-search``: greedy search on silhouette IoU with the target image.
 
-Agents that play full-step episodes rebuild the current state from the accepted actions
-listed in the prompt with the engine, so they need nothing the prompt does not say.
+How they play is in :mod:`shredfold.origami_bench.agents` (engine work, imported when an
+agent is built); this module only declares them.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any
 
-import numpy as np
-import shapely
-from shapely import affinity
-
-from shredfold.models.base import ModelCallError, Request, Response
-from shredfold.prompts.origami import LETTERS, task_of_template, valid_history
+from shredfold.calls import Request, Response
+from shredfold.models.adapter import AdapterBase, adapter
 from shredfold.spec import ModelConfig
-from shredfold.store import Store, canonical_json
+from shredfold.store import Store
 
 VERSION = 1
-SEARCH_SIZE = 128  # pixels of the masks the search compares
 
 
-def _rng(request: Request) -> np.random.Generator:
-    digest = hashlib.sha256(canonical_json(request.fingerprint())).hexdigest()
-    return np.random.default_rng(int(digest[:16], 16))
+class _OrigamiAgent(AdapterBase):
+    play = ""  # the class in shredfold.origami_bench.agents that plays
 
+    def __init__(self, config: ModelConfig, store: Store | None) -> None:
+        from shredfold.origami_bench import agents
 
-def _reply(obj: dict[str, Any], name: str) -> Response:
-    return Response(text=json.dumps(obj), served_model=name)
+        super().__init__(config)
+        self._agent = getattr(agents, self.play)(config, store)
 
+    @classmethod
+    def identity_of(cls, config: ModelConfig) -> dict[str, Any]:
+        return {"adapter": config.adapter, "version": VERSION}
 
-class _Agent:
-    name = ""
-
-    def __init__(self, config: ModelConfig, store: Store | None = None) -> None:
-        self.config = config
-        self.store = store
-        self._states: dict[str, Any] = {}
-
-    def identity(self) -> dict[str, Any]:
-        return {"adapter": self.name, "version": VERSION}
+    @classmethod
+    def build(cls, config: ModelConfig, store: Store) -> _OrigamiAgent:
+        return cls(config, store)
 
     def complete(self, request: Request) -> Response:
-        task = task_of_template(request.template)
-        if task == "mcq":
-            return _reply({"answer": self.choose(request)}, self.name)
-        return _reply(self.act(request, task), self.name)
-
-    def choose(self, request: Request) -> str:
-        raise NotImplementedError
-
-    def act(self, request: Request, kind: str) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def current_state(self, request: Request, kind: str) -> Any:
-        """The state after the accepted actions in the prompt (memoised per history)."""
-        from shredfold.origami.env import replay_actions, step
-
-        actions = valid_history(request.text)
-        key = kind + canonical_json(actions).decode()
-        if key not in self._states:
-            prev = kind + canonical_json(actions[:-1]).decode()
-            if actions and prev in self._states:
-                self._states[key], _, _ = step(self._states[prev], json.dumps(actions[-1]), kind)  # type: ignore[arg-type]
-            else:
-                self._states[key] = replay_actions(actions, kind)  # type: ignore[arg-type]
-        return self._states[key]
+        return self._agent.complete(request)
 
 
-class OrigamiOracle(_Agent):
-    name = "origami-oracle"
-
-    def choose(self, request: Request) -> str:
-        from shredfold.origami.tasks import MCQ_STAGE
-
-        if request.item is None or not self.store or not self.store.has(MCQ_STAGE, request.item):
-            raise ModelCallError(f"origami-oracle: no stored item {request.item!r}")
-        return str(self.store.get_json(MCQ_STAGE, request.item, "item.json")["answer"])
-
-    def act(self, request: Request, kind: str) -> dict[str, Any]:
-        from shredfold.origami.tasks import TARGET_STAGE
-
-        if request.item is None or not self.store or not self.store.has(TARGET_STAGE, request.item):
-            raise ModelCallError(f"origami-oracle: no stored target {request.item!r}")
-        meta = self.store.get_json(TARGET_STAGE, request.item, "meta.json")
-        plan = meta["sequence"] if kind == "fold" else meta.get("creases")
-        done = len(valid_history(request.text))
-        if not plan or done >= len(plan):
-            return {"stop": True}
-        return dict(plan[done])
+@adapter("origami-oracle", benchmarks=("origami",), reference=True)
+class OrigamiOracle(_OrigamiAgent):
+    play = "OrigamiOracle"
 
 
-class OrigamiRandom(_Agent):
-    name = "origami-random"
-
-    def choose(self, request: Request) -> str:
-        return LETTERS[int(_rng(request).integers(4))]
-
-    def act(self, request: Request, kind: str) -> dict[str, Any]:
-        from shredfold.origami import FoldState
-        from shredfold.origami.env import apply
-        from shredfold.origami.procedural import candidate_lines
-        from shredfold.prompts.origami import Action
-
-        rng = _rng(request)
-        state = self.current_state(request, kind)
-        if kind == "fold":
-            lines = candidate_lines(state)
-        else:
-            pts = np.concatenate([state.pattern.vertices, rng.uniform(0, 1, (8, 2))])
-            lines = [(pts[i], pts[j]) for i in range(len(pts)) for j in range(i + 1, len(pts))]
-        for _ in range(30):
-            p, q = lines[int(rng.integers(len(lines)))]
-            if rng.random() < 0.5:
-                p, q = q, p
-            action = Action(
-                (round(float(p[0]), 6), round(float(p[1]), 6)),
-                (round(float(q[0]), 6), round(float(q[1]), 6)),
-                "V" if rng.random() < 0.5 else "M",
-            )
-            if isinstance(apply(state, action, kind), FoldState):  # type: ignore[arg-type]
-                return action.as_json()
-        return {"stop": True}
+@adapter("origami-random", benchmarks=("origami",), reference=True)
+class OrigamiRandom(_OrigamiAgent):
+    play = "OrigamiRandom"
 
 
-class OrigamiSearch(_Agent):
-    name = "origami-search"
-
-    def choose(self, request: Request) -> str:
-        from shredfold.metrics.shape import iou, mask_from_png
-
-        ref, *options = [mask_from_png(p) for p in request.images]
-        scores = [iou(o, ref) if not np.array_equal(o, ref) else -1.0 for o in options]
-        return LETTERS[int(np.argmax(scores))]
-
-    def act(self, request: Request, kind: str) -> dict[str, Any]:
-        from shredfold.metrics.shape import aligned_iou, drawing_bounds, mask_from_png, rasterize
-        from shredfold.origami import FoldState, folded_silhouette
-        from shredfold.origami.draw import DEFAULT_STYLE
-        from shredfold.origami.env import apply
-        from shredfold.origami.procedural import candidate_lines
-        from shredfold.prompts.origami import Action
-
-        if kind != "fold":
-            return {"stop": True}  # the search plans simple folds only
-        target_png = request.images[0]
-        full = mask_from_png(target_png)
-        f = max(1, full.shape[0] // SEARCH_SIZE)
-        target = full[: f * SEARCH_SIZE, : f * SEARCH_SIZE].reshape(SEARCH_SIZE, f, SEARCH_SIZE, f).any(axis=(1, 3))
-        bounds = drawing_bounds(DEFAULT_STYLE.margin)
-        state = self.current_state(request, kind)
-        if not state.flat_foldable:
-            return {"stop": True}
-        outline = folded_silhouette(state.geometry)
-        now = aligned_iou(rasterize(outline, SEARCH_SIZE, bounds), target)
-        scored = []
-        for p, q in candidate_lines(state):
-            for a, b in ((p, q), (q, p)):
-                shape = _fold_outline(outline, a, b)
-                if shape is None:
-                    continue
-                scored.append((aligned_iou(rasterize(shape, SEARCH_SIZE, bounds), target), tuple(a), tuple(b)))
-        scored.sort(key=lambda s: -s[0])
-        for score, a, b in scored[:6]:
-            if score <= now + 1e-3:
-                break
-            action = Action(
-                (round(float(a[0]), 9), round(float(a[1]), 9)),
-                (round(float(b[0]), 9), round(float(b[1]), 9)),
-                "V",
-            )
-            if isinstance(apply(state, action, kind), FoldState):
-                return action.as_json()
-        return {"stop": True}
-
-
-def _fold_outline(outline: Any, p: np.ndarray, q: np.ndarray) -> Any | None:
-    """The outline after folding everything left of p -> q onto the right (None if no-op)."""
-    p, q = np.asarray(p, float), np.asarray(q, float)
-    d = q - p
-    n = np.hypot(*d)
-    if n < 1e-9:
-        return None
-    u = d / n
-    left_n = np.array([-u[1], u[0]])
-    r = 10.0
-    half = shapely.Polygon([p - r * u, p + r * u, p + r * u + r * left_n, p - r * u + r * left_n])
-    left = shapely.intersection(outline, half)
-    if left.area < 1e-6 or left.area > outline.area - 1e-6:
-        return None
-    right = shapely.difference(outline, half)
-    m = 2 * np.outer(u, u) - np.eye(2)
-    off = p - m @ p
-    mirrored = affinity.affine_transform(left, [m[0, 0], m[0, 1], m[1, 0], m[1, 1], off[0], off[1]])
-    return shapely.union(right, mirrored)
-
-
-AGENTS = {a.name: a for a in (OrigamiOracle, OrigamiRandom, OrigamiSearch)}
+@adapter("origami-search", benchmarks=("origami",), reference=True)
+class OrigamiSearch(_OrigamiAgent):
+    play = "OrigamiSearch"

@@ -48,21 +48,14 @@ import cv2
 import numpy as np
 from PIL import Image
 
+from shredfold.models.builtin.ocr import ENGINE_PARAMS
+
 if TYPE_CHECKING:
     from rapidocr_onnxruntime import RapidOCR
 
 __all__ = ["OcrLine", "engine", "prepare", "read_lines", "read_text", "ENGINE_PARAMS"]
 
 Kind = Literal["prose", "code", "table"]
-
-# Everything that changes what the engine returns; part of any cache key built on OCR.
-ENGINE_PARAMS: dict[str, object] = {
-    "intra_op_num_threads": 1,
-    "inter_op_num_threads": 1,
-    "det_limit_type": "max",
-    "use_cls": False,
-    "rec_batch_num": 1,
-}
 
 _engine: RapidOCR | None = None
 _engine_lock = threading.Lock()
@@ -537,7 +530,7 @@ def _indents(rows: list[list[OcrLine]]) -> list[int]:
 
 
 def _table_rows(lines: list[OcrLine], cells: list[Box]) -> list[str]:
-    """Rows of a ruled table in :func:`shredfold.metrics.table_text`'s reading order.
+    """Rows of a ruled table in :func:`shredfold.tables.table_text`'s reading order.
 
     Each text box belongs to the cell holding its centre; a cell's text is its boxes in
     reading order joined by spaces (a wrapped cell becomes one line). Cells whose top
@@ -588,7 +581,7 @@ def read_text(image: Image.Image, kind: Kind = "prose") -> str:
       indentation is therefore relative to the least indented visible line: on a piece
       cut from the middle of a function that is not column 0 of the file.
     * ``table``: for a ruled table, one line per table row with cells joined by
-      ``" | "``, in the order of :func:`shredfold.metrics.table_text` (see
+      ``" | "``, in the order of :func:`shredfold.tables.table_text` (see
       :func:`_table_rows`). Without both horizontal and vertical rules, boxes in a text
       row are joined by ``" | "`` when the gap between them is wider than the row's
       height (a column gap), else by a space (a detector split inside a cell).

@@ -7,38 +7,16 @@ another (their perpendicular bisector). Pure: a generator and a count in, action
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import shapely
 
-from . import FoldState, fold, folded_silhouette, square_sheet
+from shredfold.origami import FoldState, fold, folded_silhouette, square_sheet
+from shredfold.origami_bench.design import SimpleFold
 
 # A fold must change the outline by at least this share of the sheet and leave at least
 # the second share, so that every step is visible in a 256-pixel picture.
 MIN_CHANGE = 0.03
 MIN_AREA = 0.08
-
-
-@dataclass(frozen=True)
-class SimpleFold:
-    """One simple fold: the layers left of start -> end turn over (folded-plane coordinates)."""
-
-    start: tuple[float, float]
-    end: tuple[float, float]
-    assignment: str  # "M" or "V"
-
-    def as_action(self) -> dict[str, object]:
-        return {"start": list(self.start), "end": list(self.end), "assignment": self.assignment}
-
-    @classmethod
-    def from_action(cls, action: dict[str, object]) -> SimpleFold:
-        s, e = action["start"], action["end"]
-        return cls(
-            (float(s[0]), float(s[1])),  # type: ignore[index]
-            (float(e[0]), float(e[1])),  # type: ignore[index]
-            str(action["assignment"]),
-        )
 
 
 def outline_corners(state: FoldState) -> np.ndarray:

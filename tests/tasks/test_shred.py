@@ -1,6 +1,6 @@
 import math
 
-from shredfold.stages.score import score_text
+from shredfold.tasks.shred import score_text
 
 TABLE = (
     '<table><thead><tr><th>City</th><th>Rain</th></tr></thead>'
@@ -22,7 +22,7 @@ def test_code_is_taken_from_its_fence_with_indentation():
 
 
 def test_tables_get_teds_and_text_scores():
-    from shredfold.metrics.tables import table_text
+    from shredfold.tables import table_text
 
     truth = table_text(TABLE)
     good = score_text(f"Sure!\n{TABLE}\nDone.", truth, TABLE, "table", "en")

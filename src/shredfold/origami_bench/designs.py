@@ -1,83 +1,38 @@
 """Design sources for OrigamiBench: the built-in FOLD set, procedural sequences, a folder.
 
-A :class:`Design` is a crease pattern normalised to the unit square, with its complexity tier
-(from vertex and crease counts), its semantic category and, where one is known, the simple
-fold sequence that makes it (the ground truth the oracle replays). Reading file designs needs
-no engine work; procedural designs are generated once and cached in the store by key.
+Each source gives :class:`~shredfold.origami_bench.design.Design` values: crease patterns
+normalised to the unit square with their semantic category and, where one is known, the
+simple fold sequence that makes them (the ground truth the oracle replays). Reading file
+designs needs no engine work; procedural designs replay their sequences with the engine, so
+:mod:`.catalogue` caches what a spec's sources give.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict
 
-from shredfold.spec import DesignSources, OrigamiBenchSpec, TierThresholds
-from shredfold.store import Store, content_key
+from shredfold.origami.fold_format import read_cp, read_fold
+from shredfold.origami_bench.design import Design, SimpleFold, design_key
+from shredfold.spec import DesignSources
+from shredfold.store import content_key
 
-from . import ENGINE_VERSION, FoldState, read_cp
-from .pattern import CreasePattern
-from .procedural import SimpleFold, random_sequence, replay
+if TYPE_CHECKING:
+    from shredfold.origami import CreasePattern
 
-DESIGN_VERSION = 1
-PROCEDURAL_STAGE, PROCEDURAL_VERSION = "origami_procedural", 1
 SEQUENCE_KEY = "shredfold:fold_sequence"
 CATEGORY_KEY = "shredfold:category"
-
-Segment = tuple[tuple[float, float], tuple[float, float]]
-
-
-class Design(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str
-    key: str
-    source: Literal["builtin", "procedural", "folder"]
-    category: str
-    segments: tuple[Segment, ...]
-    assignments: str
-    sequence: tuple[dict[str, Any], ...] | None = None
-    vertices: int
-    creases: int
-    tier: str = ""
-
-    def pattern(self) -> CreasePattern:
-        return CreasePattern.from_segments(np.asarray(self.segments, float), list(self.assignments))
-
-    def steps(self) -> list[SimpleFold] | None:
-        return None if self.sequence is None else [SimpleFold.from_action(a) for a in self.sequence]
-
-    def target_state(self) -> FoldState:
-        """The folded target: the replayed sequence where there is one, else the pattern."""
-        from . import state_from_pattern
-
-        steps = self.steps()
-        if steps is not None:
-            return replay(steps)[-1]
-        return state_from_pattern(self.pattern())
+PROCEDURAL_VERSION = 1
 
 
-def tier_of(vertices: int, creases: int, t: TierThresholds) -> str:
-    if vertices >= t.hard_vertices or creases >= t.hard_creases:
-        return "hard"
-    if vertices >= t.medium_vertices or creases >= t.medium_creases:
-        return "medium"
-    return "easy"
-
-
-def _design_key(segments: Iterable[Segment], assignments: str, sequence: Any) -> str:
-    return content_key(
-        "origami_design",
-        DESIGN_VERSION,
-        {"segments": [list(map(list, s)) for s in segments], "assignments": assignments, "sequence": sequence},
-    )
+class DesignError(ValueError):
+    """A design file that cannot be used; the message names the file and the cause."""
 
 
 def _normalise(segs: np.ndarray) -> np.ndarray:
@@ -102,8 +57,6 @@ def design_from_file(
         segs = np.array([[p, q] for p, q, _ in raw], float)
         assign = "".join(a for _, _, a in raw)
     else:
-        from . import read_fold
-
         fold = read_fold(text)  # validates; errors name the field
         meta = json.loads(text)
         frame = fold.key_frame
@@ -119,7 +72,7 @@ def design_from_file(
     segments = tuple(((float(a[0]), float(a[1])), (float(b[0]), float(b[1]))) for a, b in segs)
     return Design(
         id=f"{source}/{Path(path_or_name).stem}",
-        key=_design_key(segments, assign, list(seq) if seq else None),
+        key=design_key(segments, assign, list(seq) if seq else None),
         source=source,
         category=category,
         segments=segments,
@@ -140,7 +93,7 @@ def _first_class(meta: dict[str, Any]) -> str | None:
 
 
 def builtin_designs() -> list[Design]:
-    folder = resources.files("shredfold.origami") / "builtin"
+    folder = resources.files("shredfold.origami_bench") / "builtin"
     out = []
     for entry in sorted(folder.iterdir(), key=lambda p: p.name):
         if entry.name.endswith((".fold", ".cp")):
@@ -148,35 +101,36 @@ def builtin_designs() -> list[Design]:
     return out
 
 
-def folder_designs(folder: Path, categories: Path | None) -> list[Design]:
+def folder_designs(folder: Path, categories: Path | None) -> tuple[list[Design], list[DesignError]]:
+    """Every ``.fold`` / ``.cp`` file under ``folder``, and the files that could not be read.
+
+    One bad file does not hide the others: each failure is returned with its file name, so a
+    plan can report all of them at once.
+    """
     mapping: dict[str, str] = {}
     if categories is not None:
         mapping = {str(k): str(v) for k, v in (yaml.safe_load(categories.read_text()) or {}).items()}
-    out = []
+    out: list[Design] = []
+    errors: list[DesignError] = []
     for p in sorted(folder.rglob("*")):
         if p.suffix in (".fold", ".cp") and p.is_file():
-            out.append(design_from_file(p.name, p.read_text(encoding="utf-8"), "folder", mapping.get(p.stem)))
-    return out
+            try:
+                text = p.read_text(encoding="utf-8")
+                out.append(design_from_file(p.name, text, "folder", mapping.get(p.stem)))
+            except (ValueError, UnicodeDecodeError) as exc:
+                errors.append(DesignError(f"{p}: {exc}"))
+    return out, errors
 
 
-def procedural_designs(src: DesignSources, seed: int, store: Store | None) -> list[Design]:
-    """``src.procedural`` designs from seeded random sequences; cached in ``store`` by key."""
-    params = {
-        "count": src.procedural,
-        "folds": list(src.procedural_folds),
-        "seed": seed,
-        "engine": ENGINE_VERSION,
-    }
-    key = content_key(PROCEDURAL_STAGE, PROCEDURAL_VERSION, params)
-    if store is not None and store.has(PROCEDURAL_STAGE, key):
-        return [Design.model_validate(d) for d in store.get_json(PROCEDURAL_STAGE, key)]
-    out = [_procedural(i, src, seed) for i in range(src.procedural)]
-    if store is not None:
-        store.put_json(PROCEDURAL_STAGE, key, [d.model_dump(mode="json") for d in out])
-    return out
+def procedural_designs(src: DesignSources, seed: int) -> list[Design]:
+    """``src.procedural`` designs from seeded random sequences (engine work: the catalogue
+    caches them)."""
+    return [_procedural(i, src, seed) for i in range(src.procedural)]
 
 
 def _procedural(i: int, src: DesignSources, seed: int) -> Design:
+    from shredfold.origami_bench.procedural import random_sequence, replay
+
     item_key = content_key("origami_procedural_design", PROCEDURAL_VERSION, {"seed": seed, "index": i})
     rng = np.random.default_rng(int(item_key[:16], 16))
     lo, hi = src.procedural_folds
@@ -189,7 +143,7 @@ def _procedural(i: int, src: DesignSources, seed: int) -> Design:
     n_v, n_c = _counts(segs, assign)
     return Design(
         id=f"procedural/{i:03d}",
-        key=_design_key(segments, assign, list(actions)),
+        key=design_key(segments, assign, list(actions)),
         source="procedural",
         category="procedural",
         segments=segments,
@@ -200,21 +154,8 @@ def _procedural(i: int, src: DesignSources, seed: int) -> Design:
     )
 
 
-def load_designs(ob: OrigamiBenchSpec, seed: int, store: Store | None = None) -> list[Design]:
-    """Every design of the spec, each with its tier; order: built-in, procedural, folder."""
-    src = ob.designs
-    designs: list[Design] = []
-    if src.builtin:
-        designs += _builtin_cached()
-    if src.procedural:
-        designs += procedural_designs(src, seed, store)
-    if src.folder is not None:
-        designs += folder_designs(src.folder, src.categories)
-    return [d.model_copy(update={"tier": tier_of(d.vertices, d.creases, ob.tiers)}) for d in designs]
-
-
 @cache
-def _builtin_cached() -> tuple[Design, ...]:
+def builtin_cached() -> tuple[Design, ...]:
     return tuple(builtin_designs())
 
 
@@ -265,7 +206,8 @@ BUILTIN_PATTERNS: dict[str, list[tuple[tuple[float, float], tuple[float, float],
 
 def author_builtin(folder: Path) -> list[Path]:
     """Write the built-in FOLD files (run by hand when the sources above change)."""
-    from . import state_from_pattern, write_fold
+    from shredfold.origami import CreasePattern, state_from_pattern, write_fold
+    from shredfold.origami_bench.procedural import replay
 
     written = []
     border = [((0, 0), (1, 0)), ((1, 0), (1, 1)), ((1, 1), (0, 1)), ((0, 1), (0, 0))]

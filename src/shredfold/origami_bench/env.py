@@ -24,17 +24,7 @@ import shapely
 from PIL import Image, ImageDraw
 
 from shredfold.metrics.shape import VIEW
-from shredfold.prompts.origami import (
-    Action,
-    ActionKind,
-    AnswerError,
-    HistoryEntry,
-    Stop,
-    fullstep_request,
-    parse_action,
-)
-
-from . import (
+from shredfold.origami import (
     ENGINE_VERSION,
     FoldState,
     Rejection,
@@ -45,6 +35,15 @@ from . import (
     folded_silhouette,
     silhouette_mask,
     square_sheet,
+)
+from shredfold.prompts.origami import (
+    Action,
+    ActionKind,
+    AnswerError,
+    HistoryEntry,
+    Stop,
+    fullstep_request,
+    parse_action,
 )
 
 log = logging.getLogger(__name__)
@@ -192,7 +191,7 @@ def run_episode(
     target_png: bytes, cfg: EnvConfig, ask: Ask, item: str | None, start: FoldState | None = None
 ) -> Episode:
     """Run one full-step episode; ``ask`` raising ``ModelCallError`` ends it with ``error``."""
-    from shredfold.models.base import ModelCallError
+    from shredfold.calls import ModelCallError
 
     state = start or square_sheet()
     history: list[HistoryEntry] = []

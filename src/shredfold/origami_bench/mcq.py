@@ -1,7 +1,7 @@
-"""OrigamiBench task items: one-step multiple choice and full-step synthesis targets.
+"""One-step multiple-choice items: plan the item specs, build the five pictures.
 
-Item *specs* are made at plan time (pure, no engine work): which design, which step, where
-the answer goes. Items are *built* by the set job (folding and drawing), every random choice
+Item *specs* are made at plan time (no engine work): which design, which step, where the
+answer goes. Items are *built* by the set job (folding and drawing), every random choice
 from a generator seeded by the item's key.
 """
 
@@ -10,21 +10,21 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict
 
+from shredfold.origami import ENGINE_VERSION
+from shredfold.origami_bench.design import TIERS, Design, SimpleFold
 from shredfold.prompts.origami import LETTERS
-from shredfold.spec import TIERS
-from shredfold.store import content_key
+from shredfold.store import Readable, content_key, readable
 
-from . import ENGINE_VERSION, FoldState, fold, write_fold
-from .designs import Design
-from .env import render_folded, silhouette
-from .procedural import SimpleFold, replay
+if TYPE_CHECKING:
+    from shredfold.origami import FoldState
 
 MCQ_STAGE, MCQ_VERSION = "origami_mcq", 1
-TARGET_STAGE, TARGET_VERSION = "origami_target", 1
 
 Variant = Literal["mcq_assoc", "mcq_causal"]
 
@@ -33,11 +33,9 @@ def rng_for(key: str) -> np.random.Generator:
     return np.random.default_rng(int(key[:16], 16))
 
 
-# ---------------------------------------------------------------- multiple choice
+class McqSpec(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
-
-@dataclass(frozen=True)
-class McqSpec:
     key: str
     variant: Variant
     index: int
@@ -69,14 +67,14 @@ def plan_mcq(designs: Sequence[Design], variant: Variant, n_items: int, seed: in
                 .integers(len(d.sequence or ())))
         drafts.append((i, d, k))
     out: list[McqSpec] = []
-    for tier in ("easy", "medium", "hard"):
+    for tier in TIERS:
         mine = [x for x in drafts if x[1].tier == tier]
         pos = [j % 4 for j in range(len(mine))]
         pos = [pos[j] for j in rng_for(content_key("origami_mcq_pos", MCQ_VERSION, {"base": base, "tier": tier})).permutation(len(pos))]
         for (i, d, k), a in zip(mine, pos, strict=True):
             params = {"variant": variant, "i": i, "k": k, "answer": a, "size": size, "engine": ENGINE_VERSION}
             key = content_key(MCQ_STAGE, MCQ_VERSION, params, [d.key])
-            out.append(McqSpec(key, variant, i, d, k, a, tier))
+            out.append(McqSpec(key=key, variant=variant, index=i, design=d, k=k, answer=a, tier=tier))
     return sorted(out, key=lambda s: s.index)
 
 
@@ -87,6 +85,8 @@ class StateCache:
         self._states: dict[str, list[FoldState]] = {}
 
     def prefixes(self, design: Design) -> list[FoldState]:
+        from shredfold.origami_bench.procedural import replay
+
         if design.key not in self._states:
             self._states[design.key] = replay(design.steps() or [])
         return self._states[design.key]
@@ -102,6 +102,8 @@ class McqItem:
 
 def _nearby(state: FoldState, s: SimpleFold, rng: np.random.Generator) -> FoldState | None:
     """The same fold along a line turned or shifted a little."""
+    from shredfold.origami import FoldState, fold
+
     p, q = np.array(s.start), np.array(s.end)
     mid, d = (p + q) / 2, q - p
     for _ in range(12):
@@ -116,6 +118,9 @@ def _nearby(state: FoldState, s: SimpleFold, rng: np.random.Generator) -> FoldSt
 
 
 def build_mcq(spec: McqSpec, designs: Sequence[Design], size: int, cache: StateCache) -> McqItem:
+    from shredfold.origami import FoldState, fold
+    from shredfold.origami_bench.env import render_folded
+
     rng = rng_for(spec.key)
     states = cache.prefixes(spec.design)
     steps = spec.design.steps() or []
@@ -160,9 +165,7 @@ def build_mcq(spec: McqSpec, designs: Sequence[Design], size: int, cache: StateC
     return McqItem(ref_png, tuple(p for _, p in options), spec.letter, tuple(k for k, _ in options))
 
 
-def write_mcq(item: McqItem, folder: str) -> None:
-    from pathlib import Path
-
+def write_mcq(item: McqItem, folder: str | Path) -> None:
     out = Path(folder)
     (out / "reference.png").write_bytes(item.reference)
     for letter, png in zip(LETTERS, item.options, strict=True):
@@ -170,117 +173,12 @@ def write_mcq(item: McqItem, folder: str) -> None:
     (out / "item.json").write_text(json.dumps({"answer": item.answer, "kinds": list(item.kinds)}))
 
 
-def read_mcq(folder: str) -> McqItem:
-    from pathlib import Path
-
-    f = Path(folder)
-    meta = json.loads((f / "item.json").read_text())
+def read_mcq(src: Readable | str | Path) -> McqItem:
+    f = readable(src)
+    meta = json.loads(f.read_text("item.json"))
     return McqItem(
-        (f / "reference.png").read_bytes(),
-        tuple((f / f"option_{c}.png").read_bytes() for c in LETTERS),
+        f.read_bytes("reference.png"),
+        tuple(f.read_bytes(f"option_{c}.png") for c in LETTERS),
         meta["answer"],
         tuple(meta["kinds"]),
     )
-
-
-# ---------------------------------------------------------------- full-step targets
-
-
-def target_key(design: Design, size: int) -> str:
-    return content_key(TARGET_STAGE, TARGET_VERSION, {"size": size, "engine": ENGINE_VERSION}, [design.key])
-
-
-def solve_target(design: Design, size: int, folder: str) -> None:
-    """Solve a design's folded state once: target.png, silhouette.npy, state.fold, meta.json."""
-    from pathlib import Path
-
-    out = Path(folder)
-    state = design.target_state()
-    (out / "target.png").write_bytes(render_folded(state, size))
-    np.save(out / "silhouette.npy", silhouette(state, size))
-    (out / "state.fold").write_text(write_fold(state.pattern.to_fold_frame(state.layers.face_orders)))
-    meta = {
-        "design": design.id,
-        "design_key": design.key,
-        "category": design.category,
-        "tier": design.tier,
-        "flat_foldable": state.flat_foldable,
-        "sequence": list(design.sequence) if design.sequence else None,
-        "engine_version": ENGINE_VERSION,
-    }
-    (out / "meta.json").write_text(json.dumps(meta, indent=1))
-
-
-# ---------------------------------------------------------------- the plan's share
-
-RUN_STAGE, RUN_VERSION = "origami_run", 1
-ORIGAMI_SCORE_STAGE, ORIGAMI_SCORE_VERSION = "origami_score", 1
-
-
-def plan_origami(resolved: Any, identities: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], list[Any]]:
-    """Origami sets (task × tier) and cells (model × task × tier) of a resolved spec."""
-    from pathlib import Path
-
-    from shredfold.plan import Cell, OrigamiSet, supports
-    from shredfold.prompts.origami import VERSION as PROMPT_VERSION
-    from shredfold.store import Store
-
-    from .designs import load_designs
-
-    spec = resolved.spec
-    ob = spec.origami
-    designs = load_designs(ob, spec.seed, Store(Path("results/store")))
-    sets: dict[str, OrigamiSet] = {}
-    for task in ob.tasks:
-        if task == "fullstep":
-            chosen = _fullstep_designs(designs, ob.fullstep_targets, spec.seed)
-            by_tier = {t: [(target_key(d, ob.image_size), d) for d in chosen if d.tier == t] for t in TIERS}
-        else:
-            specs = plan_mcq(designs, task, ob.mcq_items, spec.seed, ob.image_size)
-            by_tier = {t: [(s.key, s) for s in specs if s.tier == t] for t in TIERS}
-        for tier, pairs in by_tier.items():
-            if not pairs:
-                continue
-            keys = tuple(k for k, _ in pairs)
-            params = {"task": task, "tier": tier, "size": ob.image_size}
-            skey = content_key("origami_set", 1, params, list(keys))
-            sets[skey] = OrigamiSet(task, tier, skey, tuple(x for _, x in pairs), keys)
-    env = {"action": ob.action, "step_limit": ob.step_limit, "size": ob.image_size}
-    cells = []
-    for model in resolved.models:
-        if not supports(model, "origami"):
-            continue
-        ident = identities[model.id]
-        for s in sets.values():
-            params = {"model": ident, "prompt": PROMPT_VERSION, "engine": ENGINE_VERSION}
-            if s.task == "fullstep":
-                params["env"] = env
-            qkey = content_key(RUN_STAGE, RUN_VERSION, params, [s.key])
-            score_params = {"model_id": model.id, "reference": model.reference, "clip": _clip_id(ob)}
-            skey = content_key(ORIGAMI_SCORE_STAGE, ORIGAMI_SCORE_VERSION, score_params, [qkey])
-            cells.append(
-                Cell(
-                    benchmark="origami",
-                    model=model,
-                    identity=ident,
-                    domain=s.task,
-                    query_key=qkey,
-                    score_key=skey,
-                    origami_set=s,
-                )
-            )
-    return sets, cells
-
-
-def _clip_id(ob: Any) -> dict[str, Any]:
-    from shredfold.metrics.clip import weights_id
-
-    return weights_id(ob.clip)
-
-
-def _fullstep_designs(designs: Sequence[Design], limit: int | None, seed: int) -> list[Design]:
-    if limit is None or limit >= len(designs):
-        return list(designs)
-    order = rng_for(content_key("origami_fullstep_pick", 1, {"seed": seed})).permutation(len(designs))
-    keep = sorted(int(i) for i in order[:limit])
-    return [designs[i] for i in keep]

@@ -1,0 +1,102 @@
+"""How an adapter declares itself: the :func:`adapter` class decorator and its record.
+
+Kept apart from :mod:`shredfold.models.registry` (which finds and imports the adapter
+modules) so that an adapter module imports only this small one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from shredfold.spec import ModelConfig
+from shredfold.store import Store
+
+BENCHMARKS = ("shred", "origami")
+
+
+class AdapterClass(Protocol):
+    """What a registered class provides (an instance is a :class:`~shredfold.models.base.Model`)."""
+
+    @classmethod
+    def identity_of(cls, config: ModelConfig) -> dict[str, Any]: ...
+
+    @classmethod
+    def config_problems(cls, config: ModelConfig) -> list[str]: ...
+
+    @classmethod
+    def build(cls, config: ModelConfig, store: Store) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Adapter:
+    name: str
+    cls: type
+    benchmarks: frozenset[str]
+    reference: bool
+    builtin: bool
+    concurrent: bool
+
+    def identity(self, config: ModelConfig) -> dict[str, Any]:
+        return dict(self.cls.identity_of(config))  # type: ignore[attr-defined]
+
+    def problems(self, config: ModelConfig) -> list[str]:
+        check = getattr(self.cls, "config_problems", None)
+        return list(check(config)) if check is not None else []
+
+    def build(self, config: ModelConfig, store: Store) -> Any:
+        return self.cls.build(config, store)  # type: ignore[attr-defined]
+
+
+_ADAPTERS: dict[str, Adapter] = {}
+T = TypeVar("T", bound=type)
+
+
+def adapter(
+    name: str,
+    *,
+    benchmarks: tuple[str, ...],
+    reference: bool = False,
+    builtin: bool = True,
+    concurrent: bool = False,
+) -> Callable[[T], T]:
+    """Class decorator: register an adapter under ``name`` with its capabilities."""
+    unknown = set(benchmarks) - set(BENCHMARKS)
+    if unknown:
+        raise ValueError(f"adapter {name!r}: unknown benchmarks {sorted(unknown)}")
+
+    def deco(cls: T) -> T:
+        entry = Adapter(name, cls, frozenset(benchmarks), reference, builtin, concurrent)
+        old = _ADAPTERS.get(name)
+        if old is not None and old.cls.__qualname__ != cls.__qualname__:
+            raise ValueError(f"adapter {name!r} is already registered by {old.cls.__module__}")
+        _ADAPTERS[name] = entry
+        return cls
+
+    return deco
+
+
+class AdapterBase:
+    """The plumbing every adapter class shares: built from its configuration alone (override
+    :meth:`build` to take the store), its instance's identity is the class's ``identity_of``."""
+
+    config: ModelConfig
+
+    def __init__(self, config: ModelConfig) -> None:
+        self.config = config
+
+    @classmethod
+    def identity_of(cls, config: ModelConfig) -> dict[str, Any]:
+        raise NotImplementedError
+
+    @classmethod
+    def build(cls, config: ModelConfig, store: Store) -> Any:
+        return cls(config)
+
+    def identity(self) -> dict[str, Any]:
+        return self.identity_of(self.config)
+
+
+def registered() -> dict[str, Adapter]:
+    return dict(_ADAPTERS)

@@ -1,0 +1,101 @@
+"""A spec's designs, cached: what its sources give, with tiers, and the files that failed.
+
+Planning needs every design (item and target keys hash it), but making them costs engine
+work: procedural sequences are replayed, and reading a large folder parses every file. The
+catalogue is therefore cached in the store under a key of everything that shapes it — the
+sources' settings, the bytes of every design file and of the category map, the engine
+version — and a cached catalogue is read back with pydantic alone. Tiers are applied after
+reading (thresholds are cheap to change and do not shape the designs).
+
+Whoever plans decides whether the cache may be written: the Snakefile writes it (it owns
+``results/``); ``shredfold plan`` only reads it, so planning from any folder writes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from shredfold.origami import ENGINE_VERSION
+from shredfold.origami_bench.design import Design, tier_of
+from shredfold.spec import OrigamiBenchSpec
+from shredfold.store import Store, content_key, sha256_file
+
+CATALOGUE_STAGE, CATALOGUE_VERSION = "origami_catalogue", 1
+DESIGN_SUFFIXES = (".fold", ".cp")
+
+_DESIGNS = TypeAdapter(list[Design])
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    designs: tuple[Design, ...]
+    invalid: tuple[str, ...] = ()  # "file: cause" for every design file that cannot be used
+
+
+def _files(folder: Path) -> list[dict[str, str]]:
+    return [
+        {"file": p.relative_to(folder).as_posix(), "sha256": sha256_file(p)}
+        for p in sorted(folder.rglob("*"))
+        if p.suffix in DESIGN_SUFFIXES and p.is_file()
+    ]
+
+
+def _builtin_files() -> list[dict[str, str]]:
+    folder = resources.files("shredfold.origami_bench") / "builtin"
+    return _files(Path(str(folder)))
+
+
+def catalogue_key(ob: OrigamiBenchSpec, seed: int) -> str:
+    src = ob.designs
+    params: dict[str, Any] = {"engine": ENGINE_VERSION}
+    if src.builtin:
+        params["builtin"] = _builtin_files()
+    if src.procedural:
+        params["procedural"] = {"count": src.procedural, "folds": list(src.procedural_folds), "seed": seed}
+    if src.folder is not None:
+        params["folder"] = _files(src.folder)
+        params["categories"] = sha256_file(src.categories) if src.categories else None
+    return content_key(CATALOGUE_STAGE, CATALOGUE_VERSION, params)
+
+
+def _make(ob: OrigamiBenchSpec, seed: int) -> Catalogue:
+    from shredfold.origami_bench import designs as make
+
+    src = ob.designs
+    out: list[Design] = []
+    invalid: list[str] = []
+    if src.builtin:
+        out += make.builtin_cached()
+    if src.procedural:
+        out += make.procedural_designs(src, seed)
+    if src.folder is not None:
+        found, errors = make.folder_designs(src.folder, src.categories)
+        out += found
+        invalid += [str(e) for e in errors]
+    return Catalogue(tuple(out), tuple(invalid))
+
+
+def load_catalogue(
+    ob: OrigamiBenchSpec, seed: int, store: Store | None = None, *, write: bool = False
+) -> Catalogue:
+    """Every design of the spec in source order (built-in, procedural, folder), with tiers."""
+    raw: Catalogue | None = None
+    key = catalogue_key(ob, seed) if store is not None else ""
+    if store is not None and store.has(CATALOGUE_STAGE, key):
+        obj = store.get_json(CATALOGUE_STAGE, key)
+        raw = Catalogue(tuple(_DESIGNS.validate_python(obj["designs"])), tuple(obj["invalid"]))
+    if raw is None:
+        raw = _make(ob, seed)
+        if store is not None and write:
+            store.put_json(
+                CATALOGUE_STAGE,
+                key,
+                {"designs": [d.model_dump(mode="json") for d in raw.designs], "invalid": list(raw.invalid)},
+            )
+    tiered = tuple(d.model_copy(update={"tier": tier_of(d.vertices, d.creases, ob.tiers)}) for d in raw.designs)
+    return Catalogue(tiered, raw.invalid)

@@ -1,0 +1,59 @@
+"""Where the pipeline's files live: the one home of every path pattern that the plan and the
+Snakemake rules share.
+
+Sets, query manifests and score tables sit at ``results/sets/<where>/<key>.json``,
+``results/cells/<where>/<key><attempt>.json`` and ``….parquet``, where ``<where>`` is the
+task's layout (:class:`~shredfold.tasks.base.Layout`) filled with a cell's labels. The rules
+match these patterns with a ``{where}`` wildcard, so they are generic over tasks.
+"""
+
+from __future__ import annotations
+
+RESULTS = "results"
+STORE = f"{RESULTS}/store"
+PLANS = f"{RESULTS}/plans"
+
+SET = f"{RESULTS}/sets/{{where}}/{{key}}.json"
+QUERY = f"{RESULTS}/cells/{{where}}/{{key}}{{attempt}}.json"
+SCORE = f"{RESULTS}/cells/{{where}}/{{key}}{{attempt}}.parquet"
+SET_LOG = f"{RESULTS}/logs/sets/{{where}}/{{key}}.log"
+PLAN = f"{PLANS}/{{key}}.json"
+# Superseded attempts of a cell (see plan.resolve_attempts) are moved here, out of the
+# folder users glob for cell tables.
+SUPERSEDED = f"{RESULTS}/superseded"
+
+LEADERBOARD = f"{RESULTS}/leaderboard.csv"
+AGGREGATE_LOG = f"{RESULTS}/logs/aggregate.log"
+
+KEY_PATTERN = "[0-9a-f]{64}"
+ATTEMPT_PATTERN = "(-r[1-9][0-9]*)?"
+
+
+def attempt_suffix(attempt: int) -> str:
+    """``-rN`` on the paths of the N-th retry of a cell whose earlier query had errors."""
+    return f"-r{attempt}" if attempt else ""
+
+
+def set_path(where: str, key: str) -> str:
+    return SET.format(where=where, key=key)
+
+
+def query_path(where: str, key: str, attempt: int = 0) -> str:
+    return QUERY.format(where=where, key=key, attempt=attempt_suffix(attempt))
+
+
+def score_path(where: str, key: str, attempt: int = 0) -> str:
+    return SCORE.format(where=where, key=key, attempt=attempt_suffix(attempt))
+
+
+def cell_log(stage: str) -> str:
+    """The log pattern of a cell's ``stage`` job (``query`` or ``score``)."""
+    return f"{RESULTS}/logs/cells/{{where}}/{{key}}{{attempt}}.{stage}.log"
+
+
+def plan_path(key: str) -> str:
+    return PLAN.format(key=key)
+
+
+def breakdown_path(name: str) -> str:
+    return f"{RESULTS}/{name}"

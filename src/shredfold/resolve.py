@@ -1,0 +1,111 @@
+"""A spec file → :class:`~shredfold.spec.ResolvedSpec`: model references resolved through the
+adapter registry, every adapter's own rules checked, paths made absolute.
+
+Every problem is a :class:`~shredfold.spec.SpecError` naming the file, the line, the YAML path
+and the cause, raised before any job runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from shredfold.models import registry
+from shredfold.spec import (
+    ModelConfig,
+    ResolvedSpec,
+    Spec,
+    SpecError,
+    line_of,
+    read_model_config,
+    read_spec,
+)
+
+# Fields that name a file or folder, relative to the spec's own folder; each must exist.
+PATH_FIELDS: tuple[tuple[str, ...], ...] = (
+    ("shred", "corpus", "folder"),
+    ("shred", "corpus", "jsonl"),
+    ("origami", "designs", "folder"),
+    ("origami", "designs", "categories"),
+    ("origami", "clip", "checkpoint"),
+)
+
+
+def load_model_config(path: Path) -> ModelConfig:
+    """A model file, with its adapter's own rules checked."""
+    cfg, text = read_model_config(path)
+    problems = registry.config_problems(cfg)
+    if problems:
+        raise SpecError(f"{path}:{line_of(text, 'adapter')}: adapter: {'; '.join(problems)}")
+    return cfg
+
+
+def resolve_model(ref: str, models_dir: Path) -> ModelConfig:
+    """A model named in a spec: ``specs/models/<ref>.yaml`` if present, else a built-in."""
+    candidate = models_dir / f"{ref}.yaml"
+    if candidate.is_file():
+        cfg = load_model_config(candidate)
+        if cfg.id != ref:
+            raise SpecError(f"{candidate}: id {cfg.id!r} does not match its file name {ref!r}")
+        return cfg
+    try:
+        return registry.builtin_config(ref)
+    except KeyError:
+        raise SpecError(
+            f"model {ref!r}: no file {candidate} and not a built-in "
+            f"({', '.join(registry.builtin_names())})"
+        ) from None
+
+
+def _get(model: BaseModel | None, path: tuple[str, ...]) -> Any:
+    for name in path:
+        if model is None:
+            return None
+        model = getattr(model, name)
+    return model
+
+
+def _set(model: BaseModel, path: tuple[str, ...], value: Any) -> BaseModel:
+    head, *rest = path
+    if not rest:
+        return model.model_copy(update={head: value})
+    return model.model_copy(update={head: _set(getattr(model, head), tuple(rest), value)})
+
+
+def absolute_paths(spec: Spec, base: Path, text: str, where: Path) -> Spec:
+    """The spec with every :data:`PATH_FIELDS` entry absolute; a missing one is an error."""
+    for path in PATH_FIELDS:
+        value = _get(spec, path)
+        if value is None:
+            continue
+        absolute = value if Path(value).is_absolute() else (base / value).resolve()
+        if not Path(absolute).exists():
+            raise SpecError(f"{where}:{line_of(text, *path)}: {'.'.join(path)}: {absolute} does not exist")
+        spec = _set(spec, path, Path(absolute))  # type: ignore[assignment]
+    return spec
+
+
+def load_spec(path: str | Path, models_dir: str | Path | None = None) -> ResolvedSpec:
+    """Load and validate a spec; raise :class:`SpecError` naming the YAML path and cause."""
+    path = Path(path).resolve()
+    spec, text = read_spec(path)
+    mdir = Path(models_dir) if models_dir else path.parent / "models"
+    models = []
+    for i, ref in enumerate(spec.models):
+        try:
+            if isinstance(ref, str):
+                models.append(resolve_model(ref, mdir))
+                continue
+            problems = registry.config_problems(ref)
+            if problems:
+                raise SpecError("; ".join(problems))
+            models.append(ref)
+        except SpecError as exc:
+            raise SpecError(f"{path}:{line_of(text, 'models', str(i))}: models[{i}]: {exc}") from None
+    ids = [m.id for m in models]
+    if len(set(ids)) != len(ids):
+        raise SpecError(f"{path}: models: ids must be unique after resolving files: {ids}")
+    spec = absolute_paths(spec, path.parent, text, path)
+    return ResolvedSpec(path=path, spec=spec, models=models)

@@ -1,0 +1,137 @@
+"""What shapes each synthesis mode's output beyond the spec's settings: its version and
+constants, as they enter every sample key.
+
+The synthesizers (:mod:`.scraps`, :mod:`.blender`, the shared compositor in :mod:`.synth`)
+take their constants from here, so planning can compute sample keys without importing
+OpenCV, SciPy or Blender. A new mode adds its entry to :data:`MODES`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+from shredfold.spec import SynthesisSettings
+
+# ---------------------------------------------------------------- the shared compositor
+
+COMPOSITOR_VERSION = 1
+COARSE = 8  # px: placement grid (free positions are found exactly on this grid)
+GROW = 1.1  # table growth factor when a scrap finds no room
+FILL = 2.0  # initial table area / total paper area (cropped to the heap afterwards)
+SPREAD = 0.15  # scatter of the scraps' target points, as a fraction of the table size
+ASPECT = 4 / 3  # initial table width / height: a landscape photo of a desk
+# No per-pixel grain on the table: it is the largest area of the largest image, and full-size
+# noise there costs more time (and PNG bytes) than the rest of the composite.
+TABLE_TEXTURE = {
+    "strength": 1.0,
+    "blotch": 7.0,
+    "grain": 0.0,
+    "speckle": 3.0,
+    "cell": 360,
+    "warm": 0.1,
+}
+
+
+def compositor_params() -> dict[str, Any]:
+    return {
+        "version": COMPOSITOR_VERSION,
+        "coarse": COARSE,
+        "grow": GROW,
+        "fill": FILL,
+        "spread": SPREAD,
+        "aspect": round(ASPECT, 6),
+        "texture": TABLE_TEXTURE,
+    }
+
+
+# ---------------------------------------------------------------- flat (2D) scraps
+
+FLAT_VERSION = 1
+TINT_SCALE = 0.03  # spread of the sheet's warm-cool shift at tint = 1
+WARM = (0.6, 0.2, -0.8)  # per-channel direction of "warmer": yellowish white, not pink/green
+BRIGHTNESS_SCALE = 0.025  # per-scrap brightness spread at tint = 1
+NOISE_TILE = 383  # one noise tile per sample, read from a random offset per scrap
+EDGE_SHADE = 0.88  # gain on the paper's outermost pixel: cut edges catch less light
+
+
+def flat_params(settings: SynthesisSettings) -> dict[str, Any]:
+    return {
+        "tint_scale": TINT_SCALE,
+        "warm": WARM,
+        "brightness_scale": BRIGHTNESS_SCALE,
+        "noise_tile": NOISE_TILE,
+        "edge_shade": EDGE_SHADE,
+        "compositor": compositor_params(),
+    }
+
+
+# ---------------------------------------------------------------- Blender scraps
+
+BLENDER_VERSION = 1
+UNIT = 0.01  # Blender units per page pixel (keeps the scene near 1..10 units)
+MESH_STEP = 8.0  # px between mesh vertices
+OUTLINE_TOLERANCE = 0.35  # px, simplification of the alpha contour
+CLOUDS_DEPTH = 3
+VORONOI_SHARE = 0.5  # share of the crumple relief from the faceted (Voronoi) ridges
+VORONOI_SCALE = 0.6  # Voronoi cell size relative to crumple_scale
+ALBEDO = 0.5  # of the white sheet and the table in the lighting passes (headroom below 1)
+SHADOW_FLOOR = 0.03  # sunlight lost below this is sampling noise, not shadow
+PAD_MIN = 3  # px of transparent margin on every side of a scrap
+FILTER_WIDTH = 0.01  # px: Cycles samples at pixel centres, so each pixel sees its own texel
+BLEED = 3  # px the paper colour is carried past the outline for texture filtering
+
+
+@functools.cache
+def bpy_version() -> str:
+    """The installed bpy wheel (its version fixes Blender's build), without importing it."""
+    try:
+        return metadata.version("bpy")
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
+def blender_params(settings: SynthesisSettings) -> dict[str, Any]:
+    return {
+        "bpy": bpy_version(),
+        "quality": settings.blender.quality(),
+        "unit": UNIT,
+        "mesh_step": MESH_STEP,
+        "outline_tolerance": OUTLINE_TOLERANCE,
+        "clouds_depth": CLOUDS_DEPTH,
+        "voronoi_share": VORONOI_SHARE,
+        "voronoi_scale": VORONOI_SCALE,
+        "albedo": ALBEDO,
+        "shadow_floor": SHADOW_FLOOR,
+        "pad_min": PAD_MIN,
+        "filter_width": FILTER_WIDTH,
+        "bleed": BLEED,
+        "compositor": compositor_params(),
+    }
+
+
+# ---------------------------------------------------------------- the modes
+
+
+@dataclass(frozen=True)
+class Mode:
+    version: int
+    module: str  # the module that registers the synthesizer (imported when one is built)
+    params: Callable[[SynthesisSettings], dict[str, Any]]
+
+
+MODES: dict[str, Mode] = {
+    "flat": Mode(FLAT_VERSION, "shredfold.shred.scraps", flat_params),
+    "blender": Mode(BLENDER_VERSION, "shredfold.shred.blender", blender_params),
+}
+
+
+def mode_identity(settings: SynthesisSettings) -> dict[str, Any]:
+    """The synthesizer's part of a sample key: mode, version and constants."""
+    mode = MODES.get(settings.mode)
+    if mode is None:
+        raise ValueError(f"unknown synthesizer mode {settings.mode!r}; known: {', '.join(sorted(MODES))}")
+    return {"mode": settings.mode, "version": mode.version, "params": mode.params(settings)}

@@ -1,0 +1,70 @@
+"""The sample folder: its layout, and the one way to read it back.
+
+Layout of a sample (see :mod:`.sample` for how it is made)::
+
+    pieces/00.png …   RGBA scraps, in the shuffled order a model sees them
+    composite.png     all scraps on one table top (RGB)
+    page.png          the intact page (hidden from models)
+    truth.txt         the text drawn on the page, one drawn line per line (UTF-8)
+    truth.html        the source table (tables only)
+    sample.json       public facts: n, domain, kind, lang, page size, piece files
+    hidden.json       doc id, polygons, and per presented piece its pose and placement
+
+Readers take a stored object (``store.object(SAMPLE_STAGE, key)``: every file is checked
+against the object's manifest) or a plain folder (a sample written outside the store, in
+tests and benchmarks). Light: JSON and bytes only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from shredfold.shred.sample_key import SAMPLE_STAGE
+from shredfold.store import Readable, readable
+
+__all__ = ["SAMPLE_STAGE", "PublicSample", "Truth", "load_hidden", "load_public", "load_truth", "piece_names"]
+
+
+def piece_names(n: int) -> list[str]:
+    digits = max(2, len(str(n - 1)))
+    return [f"pieces/{k:0{digits}d}.png" for k in range(n)]
+
+
+@dataclass(frozen=True)
+class PublicSample:
+    """What a model request is built from: piece PNGs in presented order, the composite."""
+
+    pieces: list[bytes]
+    composite: bytes
+    meta: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Truth:
+    text: str
+    html: str | None
+
+
+def load_public(src: Readable | str | os.PathLike[str]) -> PublicSample:
+    s = readable(src)
+    meta = json.loads(s.read_text("sample.json"))
+    return PublicSample(
+        pieces=[s.read_bytes(name) for name in meta["piece_files"]],
+        composite=s.read_bytes("composite.png"),
+        meta=meta,
+    )
+
+
+def load_truth(src: Readable | str | os.PathLike[str]) -> Truth:
+    s = readable(src)
+    return Truth(
+        text=s.read_text("truth.txt"),
+        html=s.read_text("truth.html") if s.has("truth.html") else None,
+    )
+
+
+def load_hidden(src: Readable | str | os.PathLike[str]) -> dict[str, Any]:
+    return json.loads(readable(src).read_text("hidden.json"))

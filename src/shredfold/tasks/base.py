@@ -1,0 +1,245 @@
+"""The task protocol, and the values a plan is made of.
+
+A task (in the spirit of Inspect AI's ``Task(dataset, solver, scorer)``) has four jobs:
+
+- **items** — which item sets a spec asks for, with their content keys (pure: reads the
+  spec's inputs, writes nothing, builds no model);
+- **build** — make an item set's items into the store (the set job);
+- **ask** — ask a model about every item of a cell, one request or an episode of requests
+  each, through the one cached asker (the query job);
+- **score** — turn each answer into a typed row; the cell table's schema is that row type.
+
+It also says which leaderboard and breakdown columns it contributes. Stages, rules and the
+aggregator know nothing more about a task than this protocol.
+
+A *cell* is ``(task, model, item set, labels, keys)``: one model on one item set.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from pydantic import BaseModel
+
+from shredfold import paths
+from shredfold.spec import ModelConfig, ResolvedSpec
+from shredfold.store import Store, content_key
+
+if TYPE_CHECKING:
+    from shredfold.models.asker import CachedAsker
+
+Label = str | int
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a task's files go: patterns filled with a cell's labels (and ``model``)."""
+
+    set: str
+    query: str
+    score: str
+    name: str  # how a cell is named in logs and manifests
+
+
+@dataclass(frozen=True)
+class ItemSet:
+    """The items of one task that one set job builds (e.g. a domain at one N)."""
+
+    task: str
+    key: str
+    labels: Mapping[str, Label]
+    items: tuple[Any, ...]  # the task's item values; each has a ``key``
+    where: str  # the set's path part (its layout filled in)
+
+    @property
+    def item_keys(self) -> list[str]:
+        return [i.key for i in self.items]
+
+    @property
+    def path(self) -> str:
+        return paths.set_path(self.where, self.key)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One model on one item set: a query job and a score job."""
+
+    task: str
+    model: ModelConfig
+    identity: dict[str, Any] = field(compare=False, hash=False)
+    item_set: ItemSet = field(compare=False, hash=False)
+    query_key: str = ""
+    score_key: str = ""
+    query_where: str = ""
+    score_where: str = ""
+    name: str = ""
+    attempt: int = field(default=0, compare=False)
+
+    @property
+    def labels(self) -> Mapping[str, Label]:
+        return self.item_set.labels
+
+    @property
+    def query_path(self) -> str:
+        return paths.query_path(self.query_where, self.query_key, self.attempt)
+
+    @property
+    def score_path(self) -> str:
+        return paths.score_path(self.score_where, self.score_key, self.attempt)
+
+    def at(self, attempt: int) -> Cell:
+        return replace(self, attempt=attempt)
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A stage name and version: part of every key the stage makes."""
+
+    name: str
+    version: int
+
+
+@dataclass
+class PlanContext:
+    """What a task reads to list its item sets. ``store``/``write`` let a task cache input
+    that is costly to derive (the origami design catalogue): whoever plans decides whether
+    that cache may be written."""
+
+    spec: ResolvedSpec
+    store: Store | None = None
+    write: bool = False
+
+
+@dataclass
+class JobContext:
+    """What a job gives a task: the store, and the switches of this run."""
+
+    spec: ResolvedSpec
+    store: Store
+    replay_only: bool = False
+    log: logging.Logger = field(default_factory=lambda: logging.getLogger("shredfold.job"))
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """A breakdown table: ``keys`` to group by; ``lead`` and ``trailer`` columns shared by
+    every task writing to the same file (kept once), ``columns`` the task's own."""
+
+    file: str
+    keys: tuple[str, ...]
+    columns: tuple[str, ...]
+    lead: tuple[str, ...] = ()
+    trailer: tuple[str, ...] = ()
+
+
+class Row(BaseModel):
+    """One item's row in a cell table; a task's subclass adds its fields. The Parquet schema
+    is derived from the fields (see :func:`shredfold.stages.score.arrow_schema`)."""
+
+    # Arrow types of fields whose Python type is ambiguous (int → int64 otherwise).
+    arrow_types: ClassVar[dict[str, str]] = {}
+
+
+class Task(Protocol):
+    name: str  # the registry name
+    benchmark: str  # the models that answer this benchmark get cells in it
+    layout: Layout
+    item_type: type[BaseModel]
+    row_type: type[Row]
+    query_stage: Stage
+    score_stage: Stage
+
+    def item_sets(self, ctx: PlanContext) -> list[ItemSet]: ...
+
+    def query_params(self, spec: ResolvedSpec) -> dict[str, Any]:
+        """Parameters (beyond the model's identity) that shape every answer of a cell."""
+        ...
+
+    def score_params(self, spec: ResolvedSpec) -> dict[str, Any]:
+        """Parameters (beyond model id and reference flag) that shape every score."""
+        ...
+
+    def build(self, item_set: ItemSet, job: JobContext) -> dict[str, int]: ...
+
+    def ask(self, cell: Cell, asker: CachedAsker, job: JobContext) -> list[dict[str, Any]]:
+        """One manifest row per item: its answer's key(s), ``error`` (or None), ``cached``."""
+        ...
+
+    def score(self, cell: Cell, answers: Mapping[str, dict[str, Any]], job: JobContext) -> list[Row]: ...
+
+    def leaderboard(self, item_sets: Sequence[ItemSet]) -> tuple[list[str], list[str]]:
+        """SQL select expressions over this benchmark's rows, grouped by model: the task's own
+        columns and trailing ones shared with other tasks of its benchmark."""
+        ...
+
+    def sort_columns(self) -> list[str]:
+        """Leaderboard columns (ascending) that rank models, first benchmark first."""
+        ...
+
+    breakdown: Breakdown
+
+
+def build_each(
+    items: Sequence[Any], stage: str, store: Store, make: Callable[[Any, Path], None]
+) -> dict[str, int]:
+    """Make every item not yet in the store (``make(item, folder)`` writes its files into a
+    temporary folder that becomes the object); stored ones are reused by key."""
+    made = reused = 0
+    for item in items:
+        if store.has(stage, item.key):
+            reused += 1
+            continue
+        with store.writing(stage, item.key) as tmp:
+            make(item, tmp)
+        made += 1
+    return {"made": made, "reused": reused}
+
+
+def fill(pattern: str, labels: Mapping[str, Label], **extra: str) -> str:
+    return pattern.format(**labels, **extra)
+
+
+def make_cells(
+    task: Task,
+    spec: ResolvedSpec,
+    sets: Sequence[ItemSet],
+    models: Sequence[ModelConfig],
+    identities: Mapping[str, dict[str, Any]],
+    answers: Callable[[ModelConfig, str], bool],
+) -> list[Cell]:
+    """Every (model × item set) cell of a task, with its query and score keys."""
+    qparams = task.query_params(spec)
+    sparams = task.score_params(spec)
+    out = []
+    for model in models:
+        if not answers(model, task.benchmark):
+            continue
+        ident = identities[model.id]
+        for s in sets:
+            qkey = content_key(
+                task.query_stage.name, task.query_stage.version, {"model": ident, **qparams}, [s.key]
+            )
+            skey = content_key(
+                task.score_stage.name,
+                task.score_stage.version,
+                {"model_id": model.id, "reference": model.reference, **sparams},
+                [qkey],
+            )
+            out.append(
+                Cell(
+                    task=task.name,
+                    model=model,
+                    identity=ident,
+                    item_set=s,
+                    query_key=qkey,
+                    score_key=skey,
+                    query_where=fill(task.layout.query, s.labels, model=model.id),
+                    score_where=fill(task.layout.score, s.labels, model=model.id),
+                    name=fill(task.layout.name, s.labels, model=model.id),
+                )
+            )
+    return out

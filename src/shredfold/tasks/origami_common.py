@@ -1,0 +1,150 @@
+"""What the two OrigamiBench tasks share: where their files go, their row, their breakdown,
+and the design catalogue they plan from.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from shredfold.origami import ENGINE_VERSION
+from shredfold.origami_bench.catalogue import Catalogue, load_catalogue
+from shredfold.origami_bench.design import TIERS, Design
+from shredfold.prompts.origami import VERSION as PROMPT_VERSION
+from shredfold.spec import OrigamiBenchSpec, ResolvedSpec
+from shredfold.store import content_key
+from shredfold.tasks.base import Breakdown, Cell, ItemSet, Layout, PlanContext, Row, Stage, fill
+
+DIGITS = 6
+LAYOUT = Layout(
+    set="origami/{task}/{tier}",
+    query="origami/run/{model}/{task}/{tier}",
+    score="origami/score/{model}/{task}/{tier}",
+    name="{model}/origami/{task}/{tier}",
+)
+RUN_STAGE = Stage("origami_run", 1)
+SCORE_STAGE = Stage("origami_score", 1)
+SET_STAGE = Stage("origami_set", 1)
+BREAKDOWN_FILE = "breakdown_origami.csv"
+BREAKDOWN_KEYS = ("domain AS task", "tier", "category")
+BREAKDOWN_LEAD = ("count(*) AS items",)
+BREAKDOWN_TRAILER = ("count(error) AS errors",)
+LEADERBOARD_TRAILER = ["count(error) AS origami_errors"]
+
+
+class OrigamiRow(Row):
+    item: str
+    design: str
+    category: str
+    model: str
+    reference: bool
+    benchmark: str
+    domain: str  # the task (mcq_assoc, mcq_causal, fullstep)
+    granularity: int = 0
+    tier: str
+    correct: float | None = None
+    qe: float | None = None
+    gs: float | None = None
+    ss: float | None = None
+    steps: int | None = None
+    invalid: int | None = None
+    turns: int | None = None
+    stopped: bool | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    latency_s: float | None = None
+    cost_usd: float | None = None
+    cached: bool
+    error: str | None = None
+    response: str | None = None
+
+    arrow_types: ClassVar[dict[str, str]] = {
+        "granularity": "int32",
+        "steps": "int32",
+        "invalid": "int32",
+        "turns": "int32",
+    }
+
+
+def origami_spec(spec: ResolvedSpec) -> OrigamiBenchSpec:
+    ob = spec.spec.origami
+    if ob is None:
+        raise ValueError(f"{spec.path}: the spec has no origami section")
+    return ob
+
+
+def catalogue(ctx: PlanContext) -> Catalogue:
+    """The spec's designs, made once per plan (both origami tasks plan from them)."""
+    cached = getattr(ctx, "_origami_catalogue", None)
+    if cached is None:
+        ob = origami_spec(ctx.spec)
+        cached = load_catalogue(ob, ctx.spec.spec.seed, ctx.store, write=ctx.write)
+        ctx._origami_catalogue = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def tier_sets(task_name: str, variant: str, size: int, items: list[tuple[str, Any]]) -> list[ItemSet]:
+    """One set per tier (easy, medium, hard) of ``(key, item)`` pairs, empty tiers dropped."""
+    out = []
+    for tier in TIERS:
+        mine = [item for _, item in items if item.tier == tier]
+        if not mine:
+            continue
+        labels = {"task": variant, "tier": tier}
+        params = {"task": variant, "tier": tier, "size": size}
+        key = content_key(SET_STAGE.name, SET_STAGE.version, params, [i.key for i in mine])
+        out.append(ItemSet(task_name, key, labels, tuple(mine), fill(LAYOUT.set, labels)))
+    return out
+
+
+def run_params(spec: ResolvedSpec) -> dict[str, Any]:
+    return {"prompt": PROMPT_VERSION, "engine": ENGINE_VERSION}
+
+
+def score_params(spec: ResolvedSpec) -> dict[str, Any]:
+    from shredfold.metrics.clip import weights_id
+
+    return {"clip": weights_id(origami_spec(spec).clip)}
+
+
+def accounting(metas: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "input_tokens": sum(m.get("input_tokens", 0) for m in metas),
+        "output_tokens": sum(m.get("output_tokens", 0) for m in metas),
+        "latency_s": sum(m.get("latency_s", 0.0) for m in metas),
+        "cost_usd": sum(m.get("cost_usd", 0.0) for m in metas),
+    }
+
+
+def breakdown(*columns: str) -> Breakdown:
+    return Breakdown(BREAKDOWN_FILE, BREAKDOWN_KEYS, columns, BREAKDOWN_LEAD, BREAKDOWN_TRAILER)
+
+
+class OrigamiTask:
+    """What the OrigamiBench tasks have in common (a base for their classes)."""
+
+    benchmark = "origami"
+    layout = LAYOUT
+    row_type = OrigamiRow
+    query_stage = RUN_STAGE
+    score_stage = SCORE_STAGE
+
+    def score_params(self, spec: ResolvedSpec) -> dict[str, Any]:
+        return score_params(spec)
+
+    def sort_columns(self) -> list[str]:
+        return []
+
+    def row(self, cell: Cell, item: str, design: Design, q: dict[str, Any], **scores: Any) -> OrigamiRow:
+        return OrigamiRow(
+            item=item,
+            design=design.id,
+            category=design.category,
+            model=cell.model.id,
+            reference=cell.model.reference,
+            benchmark=self.benchmark,
+            domain=str(cell.labels["task"]),
+            tier=str(cell.labels["tier"]),
+            error=q.get("error"),
+            cached=bool(q.get("cached")),
+            **scores,
+        )

@@ -1,0 +1,112 @@
+"""OrigamiBench one-step multiple choice: which of four pictures is the reference state after
+one more fold? Two variants: associative distractors (other designs) and causal ones (the
+same sequence: a later or earlier step, the other assignment, a nearby line).
+
+- items: ``mcq_items`` item specs per variant over the designs with a fold sequence, split by
+  tier;
+- build: fold and draw the reference and the four options (:mod:`shredfold.origami_bench.mcq`);
+- ask: one request per item;
+- score: accuracy; an unparsable answer counts as wrong and invalid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from shredfold.calls import ModelCallError
+from shredfold.models.asker import CachedAsker
+from shredfold.models.envelope import load_response
+from shredfold.origami_bench.mcq import MCQ_STAGE, McqSpec, plan_mcq
+from shredfold.prompts.origami import AnswerError, mcq_request, parse_mcq
+from shredfold.spec import ResolvedSpec
+from shredfold.tasks import origami_common as common
+from shredfold.tasks.base import Cell, ItemSet, JobContext, PlanContext, Row, build_each
+from shredfold.tasks.registry import register
+
+VARIANTS = ("mcq_assoc", "mcq_causal")
+
+
+@register(order=10)
+class OrigamiMcqTask(common.OrigamiTask):
+    name = "origami_mcq"
+    item_type = McqSpec
+    breakdown = common.breakdown(f"round(avg(correct), {common.DIGITS}) AS accuracy")
+
+    def item_sets(self, ctx: PlanContext) -> list[ItemSet]:
+        ob = ctx.spec.spec.origami
+        if ob is None:
+            return []
+        out: list[ItemSet] = []
+        for variant in ob.tasks:
+            if variant not in VARIANTS:
+                continue
+            designs = list(common.catalogue(ctx).designs)
+            specs = plan_mcq(designs, variant, ob.mcq_items, ctx.spec.spec.seed, ob.image_size)  # type: ignore[arg-type]
+            out += common.tier_sets(self.name, variant, ob.image_size, [(s.key, s) for s in specs])
+        return out
+
+    def query_params(self, spec: ResolvedSpec) -> dict[str, Any]:
+        return common.run_params(spec)
+
+    def build(self, item_set: ItemSet, job: JobContext) -> dict[str, int]:
+        from shredfold.origami_bench.catalogue import load_catalogue
+        from shredfold.origami_bench.mcq import StateCache, build_mcq, write_mcq
+
+        ob = common.origami_spec(job.spec)
+        cache = StateCache()
+        designs: list[Any] = []  # read on the first item that must be built
+
+        def make(item: McqSpec, tmp: Path) -> None:
+            if not designs:
+                designs.extend(load_catalogue(ob, job.spec.spec.seed, job.store).designs)
+            write_mcq(build_mcq(item, designs, ob.image_size, cache), tmp)
+
+        return build_each(item_set.items, MCQ_STAGE, job.store, make)
+
+    def ask(self, cell: Cell, asker: CachedAsker, job: JobContext) -> list[dict[str, Any]]:
+        from shredfold.origami_bench.mcq import read_mcq
+
+        rows: list[dict[str, Any]] = []
+        for ikey in cell.item_set.item_keys:
+            item = read_mcq(job.store.object(MCQ_STAGE, ikey))
+            try:
+                answer = asker.ask(mcq_request(item.reference, list(item.options), item=ikey))
+            except ModelCallError as exc:
+                job.log.warning("%s: item %s failed: %s", cell.name, ikey[:12], exc)
+                rows.append({"item": ikey, "error": str(exc)})
+                continue
+            rows.append({"item": ikey, "error": None, **answer.meta})
+        return rows
+
+    def score(self, cell: Cell, answers: Mapping[str, dict[str, Any]], job: JobContext) -> list[Row]:
+        rows: list[Row] = []
+        for item in cell.item_set.items:
+            q = answers.get(item.key, {"error": "not run"})
+            out: dict[str, Any] = {"correct": 0.0, "steps": 1, "turns": 1, "invalid": 0}
+            if q.get("error") is None and q.get("response"):
+                response = load_response(job.store, q["response"])
+                right = job.store.get_json(MCQ_STAGE, item.key, "item.json")["answer"]
+                try:
+                    out["correct"] = float(parse_mcq(response.text) == right)
+                except AnswerError:
+                    out["invalid"] = 1
+                out.update(
+                    input_tokens=response.input_tokens,
+                    output_tokens=response.output_tokens,
+                    latency_s=response.latency_s,
+                    cost_usd=response.cost_usd,
+                    response=q["response"],
+                )
+            rows.append(self.row(cell, item.key, item.design, q, **out))
+        return rows
+
+    def leaderboard(self, item_sets: Sequence[ItemSet]) -> tuple[list[str], list[str]]:
+        present = {str(s.labels["task"]) for s in item_sets}
+        cols = [
+            f"round(avg(correct) FILTER (WHERE domain = '{v}'), {common.DIGITS}) AS origami_{v}"
+            for v in VARIANTS
+            if v in present
+        ]
+        return cols, common.LEADERBOARD_TRAILER

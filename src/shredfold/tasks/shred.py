@@ -1,0 +1,339 @@
+"""ShredBench: read back a document that was rendered, cut into N pieces and scattered.
+
+- items: every document of each domain at each granularity N (a sample each; a set is a
+  domain at one N);
+- build: render, cut and synthesise each sample (:mod:`shredfold.shred.sample`);
+- ask: one request per sample (the scraps as separate images, or one table-top image);
+- score: NED, BLEU, ROUGE-L for every domain, TEDS / TEDS-S for tables.
+
+A failed item is scored as an empty answer (NED 1, BLEU 0, …) and flagged in ``error``, so a
+model cannot improve its averages by failing on hard items.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from shredfold.calls import ModelCallError, Request
+from shredfold.corpus.document import Document, Kind, Lang
+from shredfold.models import registry
+from shredfold.models.asker import CachedAsker, ReplayOnlyError
+from shredfold.models.envelope import load_response
+from shredfold.prompts.shred import VERSION as PROMPT_VERSION
+from shredfold.prompts.shred import build_request, parse_answer
+from shredfold.shred.sample_folder import SAMPLE_STAGE, load_public, load_truth
+from shredfold.shred.sample_key import sample_key
+from shredfold.spec import RenderSettings, ResolvedSpec, SynthesisSettings
+from shredfold.store import content_key
+from shredfold.tasks.base import (
+    Breakdown,
+    Cell,
+    ItemSet,
+    JobContext,
+    Layout,
+    PlanContext,
+    Row,
+    Stage,
+    build_each,
+    fill,
+)
+from shredfold.tasks.registry import register
+
+DIGITS = 6
+
+
+class ShredItem(BaseModel):
+    """One sample: a document at one granularity, with the settings that shape it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    key: str
+    doc: Document
+    n: int
+    render: RenderSettings
+    synthesis: SynthesisSettings
+    seed: int
+
+    @property
+    def kind(self) -> Kind:
+        return self.doc.kind
+
+    @property
+    def lang(self) -> Lang:
+        return self.doc.lang
+
+
+class ShredRow(Row):
+    item: str
+    doc_id: str
+    model: str
+    reference: bool
+    benchmark: str
+    domain: str
+    granularity: int
+    kind: str
+    lang: str
+    ned: float
+    bleu: float
+    rouge_l: float
+    teds: float
+    teds_s: float
+    signature: str
+    input_tokens: int
+    output_tokens: int
+    latency_s: float
+    cost_usd: float
+    cached: bool
+    error: str | None
+    response: str | None
+
+    arrow_types: ClassVar[dict[str, str]] = {"granularity": "int32"}
+
+
+def score_text(pred: str, truth: str, truth_html: str | None, kind: str, lang: str) -> dict[str, Any]:
+    """Scores of one answer against the ground truth (values in, values out).
+
+    Tables: text metrics compare the reading-order text of the tables (the normalizer turns
+    an HTML or Markdown table into it), TEDS/TEDS-S compare their trees.
+    """
+    from shredfold.metrics.teds import teds
+    from shredfold.metrics.text import text_scores
+
+    answer = parse_answer(pred, kind)
+    scores = text_scores(answer, truth, kind, lang)  # type: ignore[arg-type]
+    if kind == "table":
+        assert truth_html is not None
+        scores["teds"] = teds(answer, truth_html)
+        scores["teds_s"] = teds(answer, truth_html, structure_only=True)
+    else:
+        scores["teds"] = math.nan
+        scores["teds_s"] = math.nan
+    return scores
+
+
+_METRICS = f"""
+    count(*) AS items,
+    count(error) AS errors,
+    round(count(error) / count(*), {DIGITS}) AS error_rate,
+    round(avg(ned), {DIGITS}) AS ned,
+    round(avg(bleu), {DIGITS}) AS bleu,
+    round(avg(rouge_l), {DIGITS}) AS rouge_l,
+    round(avg(teds) FILTER (WHERE kind = 'table'), {DIGITS}) AS teds,
+    round(avg(teds_s) FILTER (WHERE kind = 'table'), {DIGITS}) AS teds_s
+"""
+
+# Latency over every answered item, cached or not: a stored answer keeps the latency it was
+# measured with, so the columns do not depend on which run (or retry attempt) paid for it,
+# and re-scoring from stored responses reproduces them exactly. Cost is what the answers cost.
+_COST = f"""
+    sum(input_tokens) AS input_tokens,
+    sum(output_tokens) AS output_tokens,
+    round(sum(cost_usd), {DIGITS}) AS cost_usd,
+    round(quantile_cont(latency_s, 0.5) FILTER (WHERE error IS NULL), 3) AS latency_p50_s,
+    round(quantile_cont(latency_s, 0.95) FILTER (WHERE error IS NULL), 3) AS latency_p95_s
+"""
+
+
+def _split(sql: str) -> tuple[str, ...]:
+    return tuple(c.strip() for c in sql.strip().split(",\n"))
+
+
+def shred_request(cell: Cell, item: ShredItem, job: JobContext) -> Request:
+    public = load_public(job.store.object(SAMPLE_STAGE, item.key))
+    composite = cell.model.images.mode == "composite"
+    images = [public.composite] if composite else list(public.pieces)
+    return build_request(
+        kind=item.kind, lang=item.lang, n=item.n, images=images, composite=composite, item=item.key
+    )
+
+
+@register(order=0)
+class ShredTask:
+    name = "shred"
+    benchmark = "shred"
+    layout = Layout(
+        set="shred/{domain}/N{n}",
+        query="query/{model}/shred/{domain}/N{n}",
+        score="score/{model}/shred/{domain}/N{n}",
+        name="{model}/shred/{domain}/N{n}",
+    )
+    item_type = ShredItem
+    row_type = ShredRow
+    query_stage = Stage("query", 1)
+    score_stage = Stage("score", 1)
+    breakdown = Breakdown(
+        file="breakdown.csv",
+        keys=("domain", "granularity"),
+        columns=(*_split(_METRICS), *_split(_COST)),
+    )
+
+    # ------------------------------------------------------------ items
+
+    def item_sets(self, ctx: PlanContext) -> list[ItemSet]:
+        from shredfold.corpus.loaders import load_corpus
+
+        spec = ctx.spec.spec
+        sb = spec.shred
+        if sb is None:
+            return []
+        corpus = load_corpus(sb.corpus, list(sb.domains), sb.documents_per_domain)
+        out = []
+        for domain in sb.domains:
+            render = sb.render_for(domain)
+            for n in sb.granularities:
+                items = tuple(
+                    ShredItem(
+                        key=sample_key(doc, n, render, sb.synthesis, spec.seed),
+                        doc=doc,
+                        n=n,
+                        render=render,
+                        synthesis=sb.synthesis,
+                        seed=spec.seed,
+                    )
+                    for doc in corpus[domain]
+                )
+                labels = {"domain": domain, "n": n}
+                key = content_key("sample_set", 1, labels, [i.key for i in items])
+                out.append(ItemSet(self.name, key, labels, items, fill(self.layout.set, labels)))
+        return out
+
+    def query_params(self, spec: ResolvedSpec) -> dict[str, Any]:
+        return {"prompt": PROMPT_VERSION}
+
+    def score_params(self, spec: ResolvedSpec) -> dict[str, Any]:
+        return {}
+
+    # ------------------------------------------------------------ build
+
+    def build(self, item_set: ItemSet, job: JobContext) -> dict[str, int]:
+        from shredfold.shred.sample import make_sample
+
+        def make(item: ShredItem, folder: Path) -> None:
+            make_sample(item.doc, item.n, item.render, item.synthesis, item.seed, folder)
+            job.log.info("sample %s (%s, N=%d) made", item.key[:12], item.doc.doc_id, item.n)
+
+        return build_each(item_set.items, SAMPLE_STAGE, job.store, make)
+
+    # ------------------------------------------------------------ ask
+
+    def ask(self, cell: Cell, asker: CachedAsker, job: JobContext) -> list[dict[str, Any]]:
+        items: tuple[ShredItem, ...] = cell.item_set.items
+        keys = [asker.key(shred_request(cell, item, job)) for item in items]
+        pending = [i for i, rkey in enumerate(keys) if not asker.has(rkey)]
+        if asker.replay_only and pending:
+            # Checked before any call, so an audit never spends a cent.
+            missing = ", ".join(items[i].key[:12] for i in pending[:5])
+            raise ReplayOnlyError(
+                f"{cell.name}: {len(pending)} of {len(items)} item(s) have no cached response "
+                f"({missing}{' …' if len(pending) > 5 else ''}) and replay-only mode forbids "
+                "calling the model"
+            )
+        errors: dict[int, str] = {}
+        if pending:
+            asker.model()  # built (and checked ready) before the first call
+            workers = cell.model.max_concurrency if registry.concurrent(cell.model) else 1
+            errors = self._ask_pending(cell, items, keys, pending, asker, job, workers)
+        rows = []
+        for i, item in enumerate(items):
+            row: dict[str, Any] = {"item": item.key, "doc_id": item.doc.doc_id, "response": keys[i]}
+            if i not in pending:
+                row.update(cached=True, error=None)
+            elif i in errors:
+                row.update(cached=False, error=errors[i], response=None)
+            else:
+                row.update(cached=False, error=None)
+            rows.append(row)
+        return rows
+
+    def _ask_pending(
+        self,
+        cell: Cell,
+        items: tuple[ShredItem, ...],
+        keys: list[str],
+        pending: list[int],
+        asker: CachedAsker,
+        job: JobContext,
+        workers: int,
+    ) -> dict[int, str]:
+        """Ask the pending items ``workers`` at a time; a non-call error stops the cell."""
+
+        def one(i: int) -> str | None:
+            # The request is rebuilt here rather than kept from the key pass: holding every
+            # image of a paper-sized cell in memory at once would cost hundreds of megabytes.
+            try:
+                asker.ask(shred_request(cell, items[i], job), keys[i])
+            except ModelCallError as exc:
+                job.log.warning("%s: item %s failed: %s", cell.name, items[i].key[:12], exc)
+                return str(exc)
+            return None
+
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="query") as pool:
+            futures: dict[Future[str | None], int] = {pool.submit(one, i): i for i in pending}
+            done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+            for f in done:
+                if f.exception() is not None:
+                    # A bug or a configuration error, not a failed call: stop queueing, keep
+                    # what was stored, and fail the job loudly.
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    raise f.exception()  # type: ignore[misc]
+            return {futures[f]: err for f in futures if (err := f.result()) is not None}
+
+    # ------------------------------------------------------------ score
+
+    def score(self, cell: Cell, answers: Mapping[str, dict[str, Any]], job: JobContext) -> list[Row]:
+        rows: list[Row] = []
+        for item in cell.item_set.items:
+            truth = load_truth(job.store.object(SAMPLE_STAGE, item.key))
+            q = answers[item.key]
+            response = None
+            if q.get("response") and not q.get("error"):
+                response = load_response(job.store, q["response"])
+            scores = score_text(response.text if response else "", truth.text, truth.html, item.kind, item.lang)
+            rows.append(
+                ShredRow(
+                    item=item.key,
+                    doc_id=item.doc.doc_id,
+                    model=cell.model.id,
+                    reference=cell.model.reference,
+                    benchmark=self.benchmark,
+                    domain=str(cell.labels["domain"]),
+                    granularity=int(cell.labels["n"]),
+                    kind=item.kind,
+                    lang=item.lang,
+                    ned=scores["ned"],
+                    bleu=scores["bleu"],
+                    rouge_l=scores["rouge_l"],
+                    teds=scores["teds"],
+                    teds_s=scores["teds_s"],
+                    signature=scores["signature"],
+                    input_tokens=response.input_tokens if response else 0,
+                    output_tokens=response.output_tokens if response else 0,
+                    latency_s=response.latency_s if response else math.nan,
+                    cost_usd=response.cost_usd if response else 0.0,
+                    cached=bool(q.get("cached")),
+                    error=q.get("error"),
+                    response=q.get("response"),
+                )
+            )
+        return rows
+
+    # ------------------------------------------------------------ aggregate
+
+    def leaderboard(self, item_sets: Sequence[ItemSet]) -> tuple[list[str], list[str]]:
+        grans = sorted({int(s.labels["n"]) for s in item_sets})
+        per_n = [
+            f"round(avg(ned) FILTER (WHERE granularity = {n}), {DIGITS}) AS ned_n{n}" for n in grans
+        ]
+        return [*_split(_METRICS), *per_n, *_split(_COST)], []
+
+    def sort_columns(self) -> list[str]:
+        return ["ned"]
+
+    def rows_filter(self) -> str:
+        return "benchmark = 'shred'"

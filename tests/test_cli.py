@@ -1,0 +1,104 @@
+"""The `shredfold` commands a user types: one line and exit 2 on their mistakes, never a
+traceback; `show` never deletes what it did not write; `verify --store` finds tampering."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from shredfold.cli import main
+from shredfold.shred.sample_folder import SAMPLE_STAGE
+from shredfold.store import Store
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "shredfold", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def results(tmp_path: Path) -> Path:
+    """A results folder holding one (small, hand-made) sample object and one response."""
+    store = Store(tmp_path / "results" / "store")
+    with store.writing(SAMPLE_STAGE, "ab" * 32) as tmp:
+        (tmp / "pieces").mkdir()
+        (tmp / "pieces" / "00.png").write_bytes(b"\x89PNG piece")
+        (tmp / "composite.png").write_bytes(b"\x89PNG composite")
+        (tmp / "truth.txt").write_text("hello\n")
+        (tmp / "sample.json").write_text('{"piece_files": ["pieces/00.png"]}')
+    store.put_json("response", "cd" * 32, {"model": {}, "request": {}, "response": {"text": "hi"}})
+    return tmp_path / "results"
+
+
+def test_show_writes_a_sample_into_a_new_folder(results: Path, tmp_path: Path) -> None:
+    out = tmp_path / "view"
+    assert main(["show", "abab", "--out", str(out), "--results", str(results)]) == 0
+    assert (out / "truth.txt").read_text() == "hello\n" and (out / "pieces" / "00.png").is_file()
+
+
+def test_show_refuses_a_folder_it_did_not_write(results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("years of work")
+    assert main(["show", "abab", "--out", str(mine), "--results", str(results)]) == 2
+    assert "not empty" in capsys.readouterr().err
+    assert main(["show", "abab", "--out", str(mine), "--force", "--results", str(results)]) == 2
+    assert (mine / "thesis.tex").read_text() == "years of work"
+    assert sorted(p.name for p in mine.iterdir()) == ["thesis.tex"]
+
+
+def test_show_force_replaces_only_what_an_earlier_show_wrote(results: Path, tmp_path: Path) -> None:
+    out = tmp_path / "view"
+    assert main(["show", "abab", "--out", str(out), "--results", str(results)]) == 0
+    (out / "notes.txt").write_text("mine")
+    (out / "truth.txt").write_text("edited by hand")
+    assert main(["show", "abab", "--out", str(out), "--force", "--results", str(results)]) == 0
+    assert (out / "notes.txt").read_text() == "mine"
+    assert (out / "truth.txt").read_text() == "hello\n"
+
+
+def test_show_of_the_working_directory_deletes_nothing(results: Path, tmp_path: Path) -> None:
+    (tmp_path / "keep.py").write_text("x = 1")
+    assert run("show", "abab", "--out", ".", "--force", "--results", str(results), cwd=tmp_path).returncode == 2
+    assert (tmp_path / "keep.py").is_file() and (results / "store").is_dir()
+
+
+def test_verify_store_counts_objects_and_names_each_problem(results: Path, tmp_path: Path) -> None:
+    ok = run("verify", "--store", str(results), cwd=tmp_path)
+    assert ok.returncode == 0 and "2 objects checked" in ok.stdout and "0 problem(s)" in ok.stdout
+    store = Store(results / "store")
+    (store.path(SAMPLE_STAGE, "ab" * 32) / "truth.txt").write_text("hellO\n")
+    (store.path("response", "cd" * 32) / "object.json").unlink()
+    bad = run("verify", "--store", str(results), cwd=tmp_path)
+    assert bad.returncode == 1
+    assert f"sample/{'ab' * 32}/truth.txt: hash mismatch" in bad.stdout
+    assert f"response/{'cd' * 32}/object.json: missing" in bad.stdout
+    assert "2 problem(s) (response: 1, sample: 1)" in bad.stdout
+
+
+def test_plan_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
+    cases = {
+        "unknown model": "name: a\nmodels: [no-such-model]\n",
+        "empty corpus folder": "name: a\nshred:\n  domains: [news_en]\n  granularities: [1]\n  corpus: {folder: corpus}\nmodels: [oracle]\n",
+        "duplicate key": "name: a\nname: b\nmodels: [oracle]\n",
+    }
+    (tmp_path / "corpus").mkdir()
+    for why, text in cases.items():
+        spec = tmp_path / "spec.yaml"
+        spec.write_text(text)
+        out = run("plan", str(spec), cwd=tmp_path)
+        assert out.returncode == 2, why
+        assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1, (why, out.stderr)
+    assert not (tmp_path / "results").exists()  # planning wrote nothing
+
+
+def test_a_corrupt_stored_file_is_named_when_read(results: Path) -> None:
+    store = Store(results / "store")
+    (store.path("response", "cd" * 32) / "object.json").write_text("{not json")
+    with pytest.raises(Exception) as info:
+        store.get_json("response", "cd" * 32)
+    assert f"response/{'cd' * 32}/object.json is corrupt" in str(info.value)
+    assert json.loads((store.path(SAMPLE_STAGE, "ab" * 32) / "sample.json").read_text())

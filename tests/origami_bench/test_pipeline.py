@@ -64,11 +64,11 @@ def test_origami_cells_to_leaderboard(tiny, tmp_path: Path) -> None:  # type: ig
     con = duckdb.connect()
     oracle_gs = con.execute(
         f"SELECT min(gs) FROM read_parquet({paths}) WHERE model = 'origami-oracle' "
-        "AND domain = 'fullstep' AND category = 'procedural'"
+        "AND task = 'fullstep' AND category = 'procedural'"
     ).fetchone()[0]
     assert oracle_gs == 1.0
     acc = con.execute(
-        f"SELECT avg(correct) FROM read_parquet({paths}) WHERE model = 'origami-oracle' AND domain LIKE 'mcq%'"
+        f"SELECT avg(correct) FROM read_parquet({paths}) WHERE model = 'origami-oracle' AND task LIKE 'mcq%'"
     ).fetchone()[0]
     assert acc == 1.0
 

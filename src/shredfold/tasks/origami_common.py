@@ -22,10 +22,10 @@ LAYOUT = Layout(
     name="{model}/origami/{task}/{tier}",
 )
 RUN_STAGE = Stage("origami_run", 1)
-SCORE_STAGE = Stage("origami_score", 1)
+SCORE_STAGE = Stage("origami_score", 2)  # 2: rows carry their task (no ShredBench columns)
 SET_STAGE = Stage("origami_set", 1)
 BREAKDOWN_FILE = "breakdown_origami.csv"
-BREAKDOWN_KEYS = ("domain AS task", "tier", "category")
+BREAKDOWN_KEYS = ("task", "tier", "category")
 BREAKDOWN_LEAD = ("count(*) AS items",)
 BREAKDOWN_TRAILER = ("count(error) AS errors",)
 LEADERBOARD_TRAILER = ["count(error) AS origami_errors"]
@@ -38,8 +38,7 @@ class OrigamiRow(Row):
     model: str
     reference: bool
     benchmark: str
-    domain: str  # the task (mcq_assoc, mcq_causal, fullstep)
-    granularity: int = 0
+    task: str  # mcq_assoc, mcq_causal, fullstep
     tier: str
     correct: float | None = None
     qe: float | None = None
@@ -58,7 +57,6 @@ class OrigamiRow(Row):
     response: str | None = None
 
     arrow_types: ClassVar[dict[str, str]] = {
-        "granularity": "int32",
         "steps": "int32",
         "invalid": "int32",
         "turns": "int32",
@@ -142,7 +140,7 @@ class OrigamiTask:
             model=cell.model.id,
             reference=cell.model.reference,
             benchmark=self.benchmark,
-            domain=str(cell.labels["task"]),
+            task=str(cell.labels["task"]),
             tier=str(cell.labels["tier"]),
             error=q.get("error"),
             cached=bool(q.get("cached")),

@@ -172,7 +172,7 @@ class OrigamiFullstepTask(common.OrigamiTask):
         return out
 
     def leaderboard(self, item_sets: Sequence[ItemSet]) -> tuple[list[str], list[str]]:
-        full = "domain = 'fullstep'"
+        full = "task = 'fullstep'"
         cols = []
         for m in ("qe", "gs", "ss"):
             cols.append(f"round(avg({m}) FILTER (WHERE {full}), {D}) AS origami_{m}")

@@ -105,7 +105,7 @@ class OrigamiMcqTask(common.OrigamiTask):
     def leaderboard(self, item_sets: Sequence[ItemSet]) -> tuple[list[str], list[str]]:
         present = {str(s.labels["task"]) for s in item_sets}
         cols = [
-            f"round(avg(correct) FILTER (WHERE domain = '{v}'), {common.DIGITS}) AS origami_{v}"
+            f"round(avg(correct) FILTER (WHERE task = '{v}'), {common.DIGITS}) AS origami_{v}"
             for v in VARIANTS
             if v in present
         ]

@@ -1,0 +1,132 @@
+"""The aggregator on hand-made cell tables: every number and the row order worked out by hand."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from pathlib import Path
+
+from shredfold.aggregate import Grid, breakdowns, leaderboard, to_csv, write_tables
+from shredfold.stages.score import write_cell_table
+from shredfold.tasks.base import ItemSet
+from shredfold.tasks.origami_common import OrigamiRow
+from shredfold.tasks.registry import get
+from shredfold.tasks.shred import ShredRow
+
+SHRED, MCQ, FULL = get("shred"), get("origami_mcq"), get("origami_fullstep")
+
+
+def shred_row(model: str, n: int, ned: float, *, domain: str = "news_en", error: str | None = None,
+              reference: bool = False, kind: str = "prose", teds: float = math.nan) -> ShredRow:
+    return ShredRow(
+        item=f"{model}{n}{ned}", doc_id="d", model=model, reference=reference, benchmark="shred",
+        domain=domain, granularity=n, kind=kind, lang="en", ned=ned, bleu=1 - ned, rouge_l=1 - ned,
+        teds=teds, teds_s=teds, signature="s", input_tokens=10, output_tokens=5,
+        latency_s=1.0, cost_usd=0.01, cached=False, error=error, response="r",
+    )
+
+
+def origami_row(model: str, task: str, tier: str, **scores: float | int | None) -> OrigamiRow:
+    return OrigamiRow(item=f"{model}{task}{tier}{scores}", design="d", category="c", model=model,
+                      reference=True, benchmark="origami", task=task, tier=tier, cached=False, **scores)
+
+
+def sets(task, *labels):  # the grid's item sets (only their labels matter to the columns)
+    return [ItemSet(task.name, f"k{i}", lab, (), "") for i, lab in enumerate(labels)]
+
+
+def tables(tmp_path: Path, groups: dict[str, tuple[type, list]]) -> list[str]:
+    out = []
+    for name, (row_type, rows) in groups.items():
+        path = tmp_path / f"{name}.parquet"
+        write_cell_table(rows, row_type, str(path))
+        out.append(str(path))
+    return out
+
+
+def grid_of(with_origami: bool = True) -> Grid:
+    g = Grid([SHRED], {"shred": sets(SHRED, {"domain": "news_en", "n": 1}, {"domain": "news_en", "n": 8})})
+    if with_origami:
+        g.tasks += [MCQ, FULL]
+        g.sets["origami_mcq"] = sets(MCQ, {"task": "mcq_assoc", "tier": "easy"})
+        g.sets["origami_fullstep"] = sets(FULL, {"task": "fullstep", "tier": "easy"})
+    return g
+
+
+def as_dicts(cols, rows):
+    return [dict(zip(cols, r, strict=True)) for r in rows]
+
+
+def test_models_are_ranked_reference_first_then_by_ned_then_by_name(tmp_path: Path) -> None:
+    paths = tables(tmp_path, {
+        "a": (ShredRow, [shred_row("bravo", 1, 0.2), shred_row("bravo", 8, 0.4)]),
+        "b": (ShredRow, [shred_row("alpha", 1, 0.1), shred_row("alpha", 8, 0.7)]),
+        "c": (ShredRow, [shred_row("oracle", 1, 0.0, reference=True), shred_row("oracle", 8, 0.0, reference=True)]),
+        "d": (ShredRow, [shred_row("charlie", 1, 0.3), shred_row("charlie", 8, 0.3)]),
+    })
+    cols, rows = leaderboard(paths, grid_of(with_origami=False))
+    board = as_dicts(cols, rows)
+    # NED means: bravo (0.2+0.4)/2 = 0.3, alpha 0.4, charlie 0.3 -> bravo and charlie tie, by name.
+    assert [r["model"] for r in board] == ["oracle", "bravo", "charlie", "alpha"]
+    alpha = board[-1]
+    assert alpha["ned"] == 0.4 and alpha["ned_n1"] == 0.1 and alpha["ned_n8"] == 0.7
+    assert alpha["items"] == 2 and alpha["errors"] == 0 and alpha["cost_usd"] == 0.02
+    assert cols[:6] == ["model", "reference", "items", "errors", "error_rate", "ned"]
+
+
+def test_errors_count_and_tables_only_average_their_own_items(tmp_path: Path) -> None:
+    paths = tables(tmp_path, {"a": (ShredRow, [
+        shred_row("m", 1, 1.0, error="HTTP 500"),
+        shred_row("m", 1, 0.0, domain="table", kind="table", teds=0.5),
+        shred_row("m", 8, 0.5),
+        shred_row("m", 8, 0.5, domain="table", kind="table", teds=1.0),
+    ])})
+    (row,) = as_dicts(*leaderboard(paths, grid_of(with_origami=False)))
+    assert row["errors"] == 1 and row["error_rate"] == 0.25
+    assert row["teds"] == 0.75  # (0.5 + 1.0) / 2: prose rows have no TEDS
+    assert row["ned_n1"] == 0.5 and row["ned_n8"] == 0.5 and row["ned"] == 0.5
+
+
+def test_origami_columns_join_by_model_and_origami_only_models_follow(tmp_path: Path) -> None:
+    paths = tables(tmp_path, {
+        "s": (ShredRow, [shred_row("oracle", 1, 0.0, reference=True), shred_row("m", 8, 0.5)]),
+        "q": (OrigamiRow, [origami_row("agent", "mcq_assoc", "easy", correct=1.0, steps=1, turns=1, invalid=0),
+                           origami_row("agent", "mcq_assoc", "easy", correct=0.0, steps=1, turns=1, invalid=1)]),
+        "f": (OrigamiRow, [origami_row("agent", "fullstep", "easy", gs=0.5, qe=1.0, steps=2, turns=4, invalid=1),
+                           origami_row("agent", "fullstep", "hard", gs=1.0, qe=None, steps=0, turns=2, invalid=2)]),
+    })
+    cols, rows = leaderboard(paths, grid_of())
+    board = as_dicts(cols, rows)
+    assert [r["model"] for r in board] == ["oracle", "m", "agent"]
+    agent = board[-1]
+    assert agent["ned"] is None and agent["origami_mcq_assoc"] == 0.5
+    assert agent["origami_gs"] == 0.75 and agent["origami_gs_easy"] == 0.5 and agent["origami_gs_hard"] == 1.0
+    assert agent["origami_qe"] == 1.0  # the undefined QE of the second episode is left out
+    assert agent["origami_invalid_rate"] == 0.5  # (1 + 2) invalid of (4 + 2) fullstep turns
+    assert board[0]["origami_gs"] is None
+    assert cols[-1] == "origami_errors"
+
+
+def test_breakdowns_group_by_their_keys_and_every_file_is_written(tmp_path: Path) -> None:
+    paths = tables(tmp_path, {
+        "s": (ShredRow, [shred_row("m", 1, 0.2), shred_row("m", 1, 0.4), shred_row("m", 8, 0.9)]),
+        "q": (OrigamiRow, [origami_row("agent", "mcq_causal", "easy", correct=1.0, steps=1, turns=1, invalid=0)]),
+    })
+    made = breakdowns(paths, grid_of())
+    cols, rows = made["breakdown.csv"]
+    assert [(r[0], r[1], r[2]) for r in rows] == [("m", "news_en", 1), ("m", "news_en", 8)]
+    assert as_dicts(cols, rows)[0]["ned"] == 0.3
+    ocols, orows = made["breakdown_origami.csv"]
+    assert ocols[:5] == ["model", "task", "tier", "category", "items"] and ocols[-1] == "errors"
+    assert as_dicts(ocols, orows) [0]["accuracy"] == 1.0
+
+    out = [str(tmp_path / "breakdown.csv"), str(tmp_path / "breakdown_origami.csv")]
+    write_tables(paths[:1], grid_of(with_origami=False), str(tmp_path / "lb.csv"), out)
+    header = next(csv.reader(io.StringIO((tmp_path / "breakdown_origami.csv").read_text())))
+    assert header == ["model", "task", "tier", "category"]  # absent benchmark: header only
+
+
+def test_csv_writes_empty_for_missing_values_and_rounds() -> None:
+    text = to_csv(["a", "b", "c", "d"], [(None, math.nan, True, 1 / 3)])
+    assert text == "a,b,c,d\n,,true,0.333333\n"

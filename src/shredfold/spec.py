@@ -304,6 +304,13 @@ class ModelConfig(_Strict):
     id: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
     adapter: str = "openai"
     base_url: str | None = None
+    cache_scope: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
+        default=None,
+        description="Declares this endpoint interchangeable with every other whose model file "
+        "sets the same cache_scope: it replaces the endpoint URL in the model's identity, so "
+        "they share cached answers (same endpoint model, decoding and images). Unset: answers "
+        "are never shared between different endpoints.",
+    )
     model: str | None = Field(default=None, description="Model name at the endpoint.")
     api_key_env: str | None = Field(
         default=None, description="Environment variable that holds the API key (never the key)."
@@ -334,6 +341,13 @@ class ModelConfig(_Strict):
     )
     notes: str | None = None
 
+    @field_validator("base_url")
+    @classmethod
+    def _check_base_url(cls, url: str | None) -> str | None:
+        from shredfold.models.endpoints import check_base_url
+
+        return None if url is None else check_base_url(url)
+
     @model_validator(mode="after")
     def _check_adapter(self) -> ModelConfig:
         if self.adapter == "openai":
@@ -344,6 +358,8 @@ class ModelConfig(_Strict):
                 f"unknown adapter {self.adapter!r}; expected 'openai' or one of "
                 + ", ".join(BUILTIN_MODELS)
             )
+        elif self.cache_scope is not None:
+            raise ValueError("cache_scope applies to adapter 'openai' only")
         return self
 
 

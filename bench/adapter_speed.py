@@ -59,6 +59,10 @@ def start_server() -> tuple[subprocess.Popen[str], str]:
         stdout=subprocess.PIPE, text=True,
     )
     line = proc.stdout.readline() if proc.stdout else ""
+    if " at http://" not in line:  # it could not start (its reason is on stderr)
+        proc.kill()
+        proc.wait()
+        raise SystemExit(f"shredfold serve did not start (said {line!r})")
     return proc, line.split(" at ")[1].strip()
 
 

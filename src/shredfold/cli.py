@@ -237,34 +237,40 @@ def cmd_job(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     import os
 
-    from shredfold.server import serve
+    from shredfold.server import ServeError, serve
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     api_key = None
     if args.api_key_env:
         api_key = os.environ.get(args.api_key_env)
         if not api_key:
-            print(f"environment variable {args.api_key_env} is not set", file=sys.stderr)
+            print(f"shredfold serve: environment variable {args.api_key_env} is not set", file=sys.stderr)
             return 2
-    server = serve(
-        args.model,
-        host=args.host,
-        port=args.port,
-        results=Path(args.results) if args.results else None,
-        faults=args.faults,
-        log_path=Path(args.log) if args.log else None,
-        api_key=api_key,
-        retry_after_s=args.retry_after,
-        slow_s=args.slow,
-        delay_s=args.delay,
-    )
+    try:
+        server = serve(
+            args.model,
+            host=args.host,
+            port=args.port,
+            results=Path(args.results) if args.results else None,
+            faults=args.faults,
+            log_path=Path(args.log) if args.log else None,
+            api_key=api_key,
+            retry_after_s=args.retry_after,
+            slow_s=args.slow,
+            delay_s=args.delay,
+            max_body_bytes=int(args.max_body_mb * 2**20),
+        )
+    except ServeError as exc:
+        print(f"shredfold serve: {exc}", file=sys.stderr)
+        return 2
     # A parent that ignores SIGINT hands that on through exec, and Ctrl-C (or a test's
     # SIGINT) would then never reach the drain below; take the default handler back. Before
     # the readiness line: a caller may signal the moment it reads it.
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    # Tests and scripts wait for this line (and read the port from it when --port 0).
-    print(f"serving {args.model} at {server.url}", flush=True)
     try:
+        # Tests and scripts wait for this line (and read the port from it when --port 0);
+        # printed inside the try, so a SIGINT the moment it is read still drains and exits 0.
+        print(f"serving {args.model} at {server.url}", flush=True)
         server.serve_forever()
     except KeyboardInterrupt:
         pass
@@ -273,6 +279,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
         server.wait_idle(timeout=10)
         server.server_close()
     return 0
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0-65535)")
+    return int(text)
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
+    return value
 
 
 # ---------------------------------------------------------------- parser
@@ -307,9 +329,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser(
         "serve", help="serve a built-in model as an OpenAI-compatible /v1/chat/completions"
     )
-    sp.add_argument("--model", required=True, help="a built-in model (oracle, ocr-islands, …) or echo")
+    sp.add_argument("--model", required=True, help="a built-in model (oracle, ocr-islands, jigsaw-ocr, origami-…) or echo")
     sp.add_argument("--host", default="127.0.0.1")
-    sp.add_argument("--port", type=int, default=8000, help="0 picks a free port (printed)")
+    sp.add_argument("--port", type=_port, default=8000, help="0 picks a free port (printed)")
     sp.add_argument("--results", help="results folder whose store holds the samples (oracle)")
     sp.add_argument("--faults", help="fault schedule, e.g. '429,500|ok' (see shredfold.server)")
     sp.add_argument("--retry-after", type=float, default=1.0, help="Retry-After of 429/503 (s)")
@@ -317,6 +339,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--delay", type=float, default=0.0, help="delay before every answer (s)")
     sp.add_argument("--log", help="append a JSON line per request to this file")
     sp.add_argument("--api-key-env", help="require 'Bearer $VAR' in the Authorization header")
+    sp.add_argument(
+        "--max-body-mb", type=_positive, default=64.0,
+        help="refuse request bodies larger than this with 413 (default 64)",
+    )  # fmt: skip
     sp.set_defaults(func=cmd_serve)
 
     sp = sub.add_parser("job", help="run one pipeline job (called by Snakemake rules)")

@@ -38,7 +38,7 @@ def load_model_config(path: Path) -> ModelConfig:
     cfg, text = read_model_config(path)
     problems = registry.config_problems(cfg)
     if problems:
-        raise SpecError(f"{path}:{line_of(text, 'adapter')}: adapter: {'; '.join(problems)}")
+        raise SpecError("\n".join(f"{path}:{line_of(text, f)}: {f}: {why}" for f, why in problems))
     return cfg
 
 
@@ -100,7 +100,7 @@ def load_spec(path: str | Path, models_dir: str | Path | None = None) -> Resolve
                 continue
             problems = registry.config_problems(ref)
             if problems:
-                raise SpecError("; ".join(problems))
+                raise SpecError("; ".join(f"{f}: {why}" for f, why in problems))
             models.append(ref)
         except SpecError as exc:
             raise SpecError(f"{path}:{line_of(text, 'models', str(i))}: models[{i}]: {exc}") from None

@@ -312,6 +312,13 @@ class ModelConfig(_Strict):
     id: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
     adapter: str = "openai"
     base_url: str | None = None
+    cache_scope: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
+        default=None,
+        description="Declares this endpoint interchangeable with every other whose model file "
+        "sets the same cache_scope: it replaces the endpoint URL in the model's identity, so "
+        "they share cached answers (same endpoint model, decoding and images). Unset: answers "
+        "are never shared between different endpoints.",
+    )
     model: str | None = Field(default=None, description="Model name at the endpoint.")
     api_key_env: str | None = Field(
         default=None, description="Environment variable that holds the API key (never the key)."

@@ -17,7 +17,8 @@ def loopback(tmp_path: Path) -> Iterator[Callable[..., ChatServer]]:
     def start(model: str = "echo", **kwargs: object) -> ChatServer:
         kwargs.setdefault("log_path", tmp_path / f"requests-{len(started)}.jsonl")
         server = serve(model, port=0, **kwargs)  # type: ignore[arg-type]
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        # A short poll, so that shutdown() at teardown returns at once.
+        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
         started.append(server)
         return server
 

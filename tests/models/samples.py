@@ -74,10 +74,15 @@ def write_spec(workdir: Path, models: list[str], name: str = "spec.yaml") -> Pat
 
 
 def http_model(url: str, **over: Any) -> dict[str, Any]:
-    """Fields of an `openai`-adapter model pointed at `shredfold serve --model oracle`."""
+    """Fields of an `openai`-adapter model pointed at `shredfold serve --model oracle`.
+
+    The tests restart the server on a new free port, so the files declare one cache scope:
+    every port is the same oracle, and its answers are shared between them.
+    """
     fields: dict[str, Any] = {
         "adapter": "openai",
         "base_url": url,
+        "cache_scope": "shredfold-serve-oracle",
         "model": "oracle",
         "api_key_env": None,
         "timeout_s": 10.0,

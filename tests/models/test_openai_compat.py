@@ -10,9 +10,10 @@ import pytest
 from PIL import Image
 
 from shredfold.calls import ModelCallError, Request
+from shredfold.chat_api import ChatRequest, to_request
 from shredfold.models.openai_compat import MissingApiKeyError, OpenAICompatible
 from shredfold.prompts.shred import build_request
-from shredfold.server import ChatRequest, answered_twice, read_log, to_request
+from shredfold.server import answered_twice, read_log
 from shredfold.spec import ModelConfig
 
 
@@ -89,12 +90,34 @@ def test_large_images_are_downscaled_to_max_side() -> None:
     assert Image.open(io.BytesIO(sent)).size == (1000, 400)
 
 
-def test_identity_names_what_changes_answers_and_not_where_they_come_from() -> None:
-    a = OpenAICompatible(config("http://127.0.0.1:1111/v1")).identity()
-    b = OpenAICompatible(config("http://other-host:2222/v1")).identity()
+def test_identity_names_the_endpoint_so_different_servers_never_share_answers() -> None:
+    # A provider's model and a local server exposing the same model name: different answers.
+    provider = OpenAICompatible(config("https://API.Provider.example:443/compatible/v1/")).identity()
+    local = OpenAICompatible(config("http://127.0.0.1:8000/v1")).identity()
+    assert provider["endpoint"] == "https://api.provider.example/compatible/v1"
+    assert local["endpoint"] == "http://127.0.0.1:8000/v1"
+    assert provider != local
+    assert {k: v for k, v in provider.items() if k != "endpoint"} == {
+        k: v for k, v in local.items() if k != "endpoint"
+    }
+    # Spelling the same endpoint differently does not split the cache.
+    same = OpenAICompatible(config("HTTPS://api.provider.example/compatible/v1")).identity()
+    assert same == provider
+    # User name and password never enter the identity (it is written to manifests).
+    with_user = OpenAICompatible(config("http://someone:hunter2@127.0.0.1:8000/v1")).identity()
+    assert with_user == local and "hunter2" not in json.dumps(with_user)
     c = OpenAICompatible(config(decoding={"temperature": 0.7})).identity()
-    assert a == b and a != c
-    assert a["model"] == "echo" and a["decoding"]["temperature"] == 0.0
+    assert c["decoding"]["temperature"] == 0.7 and local["decoding"]["temperature"] == 0.0
+
+
+def test_a_cache_scope_shares_answers_between_endpoints_declared_equal() -> None:
+    a = OpenAICompatible(config("http://127.0.0.1:1111/v1", cache_scope="local-qwen")).identity()
+    b = OpenAICompatible(config("http://other-host:2222/v1", cache_scope="local-qwen")).identity()
+    other = OpenAICompatible(config("http://127.0.0.1:1111/v1", cache_scope="another")).identity()
+    assert a == b and a["endpoint"] == "local-qwen"
+    assert other != a
+    # The scope stands for the endpoint only: another endpoint model is another identity.
+    assert OpenAICompatible(config("http://other-host:2222/v1", cache_scope="local-qwen", model="qwen-7b")).identity() != a
 
 
 # ---------------------------------------------------------------- calls on loopback

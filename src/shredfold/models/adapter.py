@@ -23,7 +23,9 @@ class AdapterClass(Protocol):
     def identity_of(cls, config: ModelConfig) -> dict[str, Any]: ...
 
     @classmethod
-    def config_problems(cls, config: ModelConfig) -> list[str]: ...
+    def config_problems(cls, config: ModelConfig) -> list[tuple[str, str]]:
+        """(field, what is wrong) for each of the adapter's own rules the config breaks."""
+        ...
 
     @classmethod
     def build(cls, config: ModelConfig, store: Store) -> Any: ...
@@ -41,9 +43,12 @@ class Adapter:
     def identity(self, config: ModelConfig) -> dict[str, Any]:
         return dict(self.cls.identity_of(config))  # type: ignore[attr-defined]
 
-    def problems(self, config: ModelConfig) -> list[str]:
+    def problems(self, config: ModelConfig) -> list[tuple[str, str]]:
         check = getattr(self.cls, "config_problems", None)
-        return list(check(config)) if check is not None else []
+        found = list(check(config)) if check is not None else []
+        if config.cache_scope is not None and not self.concurrent:
+            found.append(("cache_scope", f"cache_scope applies to endpoint adapters, not {self.name!r}"))
+        return found
 
     def build(self, config: ModelConfig, store: Store) -> Any:
         return self.cls.build(config, store)  # type: ignore[attr-defined]

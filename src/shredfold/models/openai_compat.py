@@ -7,7 +7,10 @@ need control the SDK hides or duplicates — our own retry policy (bounded, jitt
 compatibility accept, errors that never echo the API key, and no extra fields sent.
 
 Images go as base64 PNG data URLs, downscaled to ``images.max_side`` when larger. The API
-key is read from the environment at call time and travels only in the Authorization header.
+key is read from the environment at call time and travels only in the Authorization header;
+every string made from a reply (error excerpts, answers) is scrubbed of it
+(:mod:`shredfold.models.secrets`) before it can reach a log, a manifest or the store.
+Replies are read up to a bounded size and time, whatever the server sends.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from shredfold.calls import ModelCallError, Request, Response
 from shredfold.models.accounting import cost_usd, estimate_input_tokens
 from shredfold.models.adapter import AdapterBase, adapter
 from shredfold.models.base import data_url
+from shredfold.models.endpoints import check_base_url, endpoint_url
 from shredfold.models.ratelimit import RateLimiter
 from shredfold.models.retry import (
     TRANSIENT_STATUS,
@@ -35,6 +39,7 @@ from shredfold.models.retry import (
     call_with_retries,
     parse_retry_after,
 )
+from shredfold.models.secrets import excerpt, scrub, scrub_answer
 from shredfold.spec import ModelConfig
 
 if TYPE_CHECKING:
@@ -49,9 +54,17 @@ logging.getLogger("httpx").setLevel(logging.WARNING)
 WIRE_VERSION = 1
 
 
+# A reply larger than this is refused (answers are text; nothing sane comes near it), and an
+# error body is read only this far: a broken or hostile server cannot exhaust our memory.
+MAX_REPLY_BYTES = 32 * 2**20
+MAX_ERROR_BYTES = 64 * 2**10
+ERROR_EXCERPT_CHARS = 300
+
+
 class MissingApiKeyError(RuntimeError):
-    """The model names an API-key variable that is not set: a configuration error that fails
-    the job (before any call) rather than turning every item into an error."""
+    """The model names an API-key variable that is not set (or holds a value that cannot be
+    sent): a configuration error that fails the job (before any call) rather than turning
+    every item into an error."""
 
 
 # ---------------------------------------------------------------- response body (boundary)
@@ -127,21 +140,30 @@ class OpenAICompatible(AdapterBase):
     """
 
     @classmethod
-    def config_problems(cls, config: ModelConfig) -> list[str]:
+    def config_problems(cls, config: ModelConfig) -> list[tuple[str, str]]:
         if not config.base_url or not config.model:
-            return ["adapter 'openai' needs 'base_url' and 'model'"]
+            return [("adapter", "adapter 'openai' needs 'base_url' and 'model'")]
+        try:
+            check_base_url(config.base_url)
+        except ValueError as exc:
+            return [("base_url", str(exc))]
         return []
 
     @classmethod
     def identity_of(cls, config: ModelConfig) -> dict[str, Any]:
-        """Adapter, endpoint model, decoding and what shapes the images sent.
+        """Endpoint, adapter, endpoint model, decoding and what shapes the images sent.
 
-        The base URL is left out on purpose: the same model behind another host or port (a
-        restarted local server, a proxy) gives interchangeable answers.
+        Two servers exposing the same model name (a provider's Qwen and a local vLLM Qwen)
+        need not give the same answers, so the endpoint (normalised base URL) is part of it,
+        unless the model file declares a ``cache_scope``: then that name stands in for the
+        endpoint, and every endpoint declared with it shares answers (a local server that
+        restarts on another port, a proxy in front of a provider).
         """
+        assert config.base_url is not None
         return {
             "adapter": "openai",
             "wire": WIRE_VERSION,
+            "endpoint": config.cache_scope if config.cache_scope is not None else endpoint_url(config.base_url),
             "model": config.model,
             "decoding": config.decoding.model_dump(mode="json"),
             "images": {"detail": config.images.detail, "max_side": config.images.max_side},
@@ -154,6 +176,7 @@ class OpenAICompatible(AdapterBase):
         *,
         transport: httpx.BaseTransport | None = None,
         sleep: Any = time.sleep,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
         if config.base_url is None or config.model is None:
             raise ValueError(f"model {config.id!r}: adapter 'openai' needs base_url and model")
@@ -163,6 +186,7 @@ class OpenAICompatible(AdapterBase):
             config.requests_per_minute, config.tokens_per_minute, share=config.endpoint_slots
         )
         self._sleep = sleep
+        self.max_reply_bytes = max_reply_bytes
         self._rng = random.Random()
         self._lock = threading.Lock()
         self._transport = transport
@@ -229,17 +253,18 @@ class OpenAICompatible(AdapterBase):
                 "hold the API key; for a local server without auth, set it to any value such "
                 "as EMPTY, or set api_key_env: null in the model file)"
             )
+        if not all("!" <= c <= "~" for c in key):
+            # httpx would refuse the header with an error quoting it; say why, not what.
+            raise MissingApiKeyError(
+                f"model {self.config.id!r}: environment variable {name} holds whitespace, "
+                "control or non-ASCII characters, which an API key cannot have (a trailing "
+                "newline from a file?)"
+            )
         return key
 
     def check_ready(self) -> None:
         """Fail early, before any call, when the key is missing."""
         self._api_key()
-
-    @staticmethod
-    def _scrub(text: str, key: str | None) -> str:
-        if key:
-            text = text.replace(key, "***")
-        return text
 
     # -- calls
 
@@ -269,58 +294,88 @@ class OpenAICompatible(AdapterBase):
 
             t0 = time.perf_counter()
             try:
-                reply = client.post("chat/completions", content=payload, headers=headers)
+                with client.stream("POST", "chat/completions", content=payload, headers=headers) as reply:
+                    status = reply.status_code
+                    content = self._read(reply, t0, MAX_ERROR_BYTES if status != 200 else None)
+                    retry_after = parse_retry_after(reply.headers.get("Retry-After"))
+                    encoding = reply.encoding or "utf-8"
             except httpx.TimeoutException as exc:
                 raise RetryableError(
                     f"timeout ({type(exc).__name__}) after {self.config.timeout_s:g}s"
                 ) from None
             except httpx.RemoteProtocolError as exc:
-                raise RetryableError(
-                    self._scrub(f"truncated or broken response: {exc}", key)
-                ) from None
+                raise RetryableError(scrub(f"truncated or broken response: {exc}", key)) from None
             except httpx.TransportError as exc:
                 raise RetryableError(
-                    self._scrub(f"connection error: {type(exc).__name__}: {exc}", key)
+                    scrub(f"connection error: {type(exc).__name__}: {exc}", key)
                 ) from None
             latency = time.perf_counter() - t0
-            if reply.status_code != 200:
-                detail = self._scrub(reply.text[:300].strip(), key)
-                msg = f"HTTP {reply.status_code}" + (f": {detail}" if detail else "")
-                if reply.status_code in TRANSIENT_STATUS:
-                    raise RetryableError(
-                        msg,
-                        status=reply.status_code,
-                        retry_after=parse_retry_after(reply.headers.get("Retry-After")),
-                    )
-                raise ModelCallError(msg, transient=False, status=reply.status_code)
+            if status != 200:
+                # Scrubbed before it is cut: a key echoed near the cut must not leave its start.
+                text = content.decode(encoding, errors="replace")
+                detail = excerpt(text, key, ERROR_EXCERPT_CHARS)
+                msg = f"HTTP {status}" + (f": {detail}" if detail else "")
+                if status in TRANSIENT_STATUS:
+                    raise RetryableError(msg, status=status, retry_after=retry_after)
+                raise ModelCallError(msg, transient=False, status=status)
             try:
-                return ChatCompletion.model_validate_json(reply.content), latency
+                return ChatCompletion.model_validate_json(content), latency
             except ValidationError as exc:
                 first = exc.errors()[0]
                 where = ".".join(str(p) for p in first["loc"]) or "body"
                 raise RetryableError(
-                    self._scrub(f"malformed body (HTTP 200): {where}: {first['msg']}", key),
-                    status=200,
+                    scrub(f"malformed body (HTTP 200): {where}: {first['msg']}", key), status=200
                 ) from None
 
         def on_retry(attempt: int, exc: ModelCallError, wait: float) -> None:
-            log.info("%s: attempt %d failed (%s); retrying in %.2fs", self.config.id, attempt, exc, wait)
+            log.info(
+                "%s: attempt %d failed (%s); retrying in %.2fs",
+                self.config.id, attempt, scrub(str(exc), key), wait,
+            )
 
         with self._lock:
             rng = random.Random(self._rng.random())
-        completion, latency = call_with_retries(
-            once, self.policy, sleep=self._sleep, rng=rng, on_retry=on_retry
-        )
+        try:
+            completion, latency = call_with_retries(
+                once, self.policy, sleep=self._sleep, rng=rng, on_retry=on_retry
+            )
+        except ModelCallError as exc:
+            # The message is what the stages log and record on the item: one last pass over
+            # all of it, whatever was added around the scrubbed parts.
+            raise ModelCallError(scrub(str(exc), key), transient=exc.transient, status=exc.status) from None
         usage = completion.usage or _Usage()
+        choice = completion.choices[0]
         return Response(
-            text=completion.text,
+            text=scrub_answer(completion.text, key),
             input_tokens=usage.prompt_tokens,
             output_tokens=usage.completion_tokens,
             latency_s=latency,
             cost_usd=cost_usd(self.config, usage.prompt_tokens, usage.completion_tokens),
-            finish_reason=completion.choices[0].finish_reason,
-            served_model=completion.model,
+            finish_reason=None if choice.finish_reason is None else scrub_answer(choice.finish_reason, key),
+            served_model=None if completion.model is None else scrub_answer(completion.model, key),
         )
+
+    def _read(self, reply: httpx.Response, t0: float, limit: int | None) -> bytes:
+        """The reply's body, at most ``limit`` bytes of it (an error body) or refused past
+        :attr:`max_reply_bytes`; the attempt's whole time is bounded by ``timeout_s`` (httpx's
+        timeout is per read, so a server dripping bytes would otherwise hold it for ever)."""
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in reply.iter_bytes():
+            chunks.append(chunk)
+            size += len(chunk)
+            if limit is not None and size >= limit:
+                return b"".join(chunks)[:limit]
+            if size > self.max_reply_bytes:
+                raise ModelCallError(
+                    f"HTTP {reply.status_code}: reply larger than {self.max_reply_bytes} bytes; "
+                    "refused",
+                    transient=False,
+                    status=reply.status_code,
+                )
+            if time.perf_counter() - t0 > self.config.timeout_s:
+                raise httpx.ReadTimeout("reply still arriving")
+        return b"".join(chunks)
 
     def close(self) -> None:
         with self._lock:

@@ -70,12 +70,12 @@ def builtin_config(name: str) -> ModelConfig:
     return ModelConfig(id=name, adapter=name, reference=a.reference)
 
 
-def config_problems(config: ModelConfig) -> list[str]:
-    """What is wrong with a configuration for its adapter (empty when it is usable)."""
+def config_problems(config: ModelConfig) -> list[tuple[str, str]]:
+    """(field, what is wrong) with a configuration for its adapter (empty when usable)."""
     try:
         a = get(config.adapter)
     except KeyError as exc:
-        return [str(exc.args[0])]
+        return [("adapter", str(exc.args[0]))]
     return a.problems(config)
 
 

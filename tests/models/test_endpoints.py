@@ -1,0 +1,64 @@
+"""Base URLs: checked when a model file is loaded, normalised into the model's identity."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from shredfold.models.endpoints import endpoint_resource, endpoint_url
+from shredfold.resolve import load_model_config
+from shredfold.spec import ModelConfig, SpecError
+
+
+@pytest.mark.parametrize(
+    ("url", "normal"),
+    [
+        ("https://api.openai.com/v1", "https://api.openai.com/v1"),
+        ("HTTPS://API.OpenAI.com:443/v1/", "https://api.openai.com/v1"),
+        ("http://localhost:80", "http://localhost"),
+        ("http://LOCALHOST:8000/v1//", "http://localhost:8000/v1"),
+        ("http://[::1]:8000/v1", "http://[::1]:8000/v1"),
+        ("https://user:secret@proxy.example/v1", "https://proxy.example/v1"),
+        ("https://generativelanguage.googleapis.com/v1beta/openai/", "https://generativelanguage.googleapis.com/v1beta/openai"),
+    ],
+)
+def test_an_endpoint_is_normalised(url: str, normal: str) -> None:
+    assert endpoint_url(url) == normal
+
+
+def test_the_endpoint_resource_never_carries_a_password() -> None:
+    cfg = ModelConfig(id="m", base_url="https://user:secret@Proxy.example:8443/v1", model="x")
+    assert endpoint_resource(cfg) == "endpoint_proxy_example_8443"
+
+
+def model_file(tmp_path: Path, **fields: object) -> Path:
+    path = tmp_path / "m.yaml"
+    path.write_text(yaml.safe_dump({"id": "m", **fields}))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("url", "cause"),
+    [
+        ("api.openai.com/v1", "http:// or https://"),
+        ("ftp://host/v1", "http:// or https://"),
+        ("https:///v1", "has no host"),
+        ("http://host:99999/v1", "Port out of range"),
+        ("https://host/v1?key=abc", "must not have a query"),
+    ],
+)
+def test_a_bad_base_url_fails_when_the_model_file_loads(tmp_path: Path, url: str, cause: str) -> None:
+    with pytest.raises(SpecError, match="base_url") as err:
+        load_model_config(model_file(tmp_path, base_url=url, model="x"))
+    assert cause in str(err.value) and "m.yaml:" in str(err.value)
+
+
+def test_a_cache_scope_is_for_endpoints_only(tmp_path: Path) -> None:
+    with pytest.raises(SpecError, match=r"m.yaml:2: cache_scope: cache_scope applies to endpoint adapters, not 'oracle'"):
+        load_model_config(model_file(tmp_path, adapter="oracle", cache_scope="x"))
+    with pytest.raises(SpecError, match="cache_scope"):
+        load_model_config(model_file(tmp_path, base_url="http://h/v1", model="x", cache_scope=""))
+    cfg = load_model_config(model_file(tmp_path, base_url="http://h/v1", model="x", cache_scope="lab-qwen"))
+    assert cfg.cache_scope == "lab-qwen"

@@ -1,0 +1,74 @@
+"""Pinned identities: a built-in model's identity is in the key of every answer it has given,
+so changing it by accident would orphan every cached answer. Change a pin only on purpose
+(with the model's VERSION bumped), never to make this test pass."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shredfold.calls import Message, Request, response_key
+from shredfold.models.openai_compat import OpenAICompatible
+from shredfold.models.registry import build_model, builtin_config, builtin_names, identity
+from shredfold.spec import ModelConfig
+from shredfold.store import Store
+
+PIECES = {"mode": "pieces", "detail": "auto", "max_side": 1600}
+IDENTITIES = {
+    "oracle": {"adapter": "oracle", "version": 1},
+    "ocr-islands": {"adapter": "ocr-islands", "version": 2, "ocr": "rapidocr-onnxruntime==1.4.4", "images": PIECES},
+    "jigsaw-ocr": {
+        "adapter": "jigsaw-ocr",
+        "version": 2,
+        "ocr": {
+            "engine": "rapidocr-onnxruntime",
+            "version": "1.4.4",
+            "params": {"intra_op_num_threads": 1, "inter_op_num_threads": 1, "det_limit_type": "max",
+                       "use_cls": False, "rec_batch_num": 1},  # fmt: skip
+        },
+        "images": PIECES,
+    },
+    "origami-oracle": {"adapter": "origami-oracle", "version": 1},
+    "origami-random": {"adapter": "origami-random", "version": 1},
+    "origami-search": {"adapter": "origami-search", "version": 1},
+}
+# response_key(identity, REQUEST) as computed before endpoints entered OpenAI identities.
+KEYS = {
+    "oracle": "3b0ead42888ab46ab45210dccfc87e959b05e68e701a7369fcf626e2fa76acf0",
+    "ocr-islands": "a44b388088d2e8d9e1cd9dfb256b402f3f94a1c15e525bd7f841b36d32ab3fce",
+    "jigsaw-ocr": "72b4cf4ce9fe2cd85a02da6c72c50ceeea5798151be927391ea942c9a92bf3c0",
+    "origami-oracle": "c8cde0387af37ac826976e54afe38e0e5e92f450b2cc3c063857472faa065427",
+    "origami-random": "90d1bd915d61e952123215b60c5cad98d6bae55a8e45ae28a5473ed86d4852c1",
+    "origami-search": "c4619ced00a5ce75719c57524068ae697fcbb5ced51bab940cce1f2f9b7d8d18",
+}
+REQUEST = Request(
+    template="shred/prose/v1",
+    messages=(Message(role="user", text="Read the scraps.", images=(b"\x89PNG not really",)),),
+)
+
+
+def test_every_built_in_model_is_pinned() -> None:
+    assert sorted(builtin_names()) == sorted(IDENTITIES)
+
+
+@pytest.mark.parametrize("name", sorted(IDENTITIES))
+def test_a_built_in_models_identity_and_answer_keys_do_not_move(name: str, tmp_path: Path) -> None:
+    model = build_model(builtin_config(name), Store(tmp_path / "store"))
+    assert model.identity() == IDENTITIES[name] == identity(builtin_config(name))
+    assert response_key(model.identity(), REQUEST) == KEYS[name]
+
+
+def test_an_openai_models_identity_is_pinned_too() -> None:
+    cfg = ModelConfig(id="m", base_url="https://API.example.com:443/v1/", model="qwen-vl")
+    assert OpenAICompatible(cfg).identity() == {
+        "adapter": "openai",
+        "wire": 1,
+        "endpoint": "https://api.example.com/v1",
+        "model": "qwen-vl",
+        "decoding": {"temperature": 0.0, "top_p": None, "max_tokens": 4096, "max_tokens_field": "max_tokens", "seed": None},
+        "images": {"detail": "auto", "max_side": 1600},
+        "extra_body": {},
+    }
+    scoped = OpenAICompatible(cfg.model_copy(update={"cache_scope": "team-qwen"})).identity()
+    assert scoped["endpoint"] == "team-qwen"

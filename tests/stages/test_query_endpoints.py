@@ -1,0 +1,89 @@
+"""The query stage against two servers: answers are shared between endpoints only when the
+model files say so, and an API key a server echoes never reaches a manifest, the store or a log."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from shredfold.models.secrets import MIN_PREFIX
+from shredfold.plan import Plan, make_plan
+from shredfold.resolve import load_spec
+from shredfold.server import ChatServer, read_log, serve
+from shredfold.stages.query import run_query
+from shredfold.store import Store
+from tests.models.samples import http_model, new_workdir, shared_samples, write_model, write_spec
+
+
+@pytest.fixture
+def work(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
+    return new_workdir(shared_samples(tmp_path_factory), tmp_path / "work")
+
+
+@pytest.fixture
+def oracle(work: Path) -> Iterator[Callable[..., ChatServer]]:
+    servers: list[ChatServer] = []
+
+    def start(**kwargs: object) -> ChatServer:
+        log = work / f"server-{len(servers)}.jsonl"
+        server = serve("oracle", port=0, results=work / "results", log_path=log, **kwargs)  # type: ignore[arg-type]
+        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+        servers.append(server)
+        return server
+
+    yield start
+    for s in servers:
+        s.shutdown()
+        s.server_close()
+
+
+def plan_for(work: Path, model_id: str, url: str, **over: object) -> Plan:
+    write_model(work, model_id, **http_model(url, **over))
+    return make_plan(load_spec(write_spec(work, [model_id], f"{model_id}.yaml")))
+
+
+def query_all(plan: Plan, work: Path) -> list[dict]:
+    store = Store(work / "results" / "store")
+    out = []
+    for cell in plan.cells:
+        path = work / cell.query_path
+        run_query(plan, cell.query_key, cell.query_where, str(path), store)
+        out.append(json.loads(path.read_text()))
+    return out
+
+
+def asked(server: ChatServer) -> int:
+    assert server.wait_idle() and server.log_path is not None
+    return len(read_log(server.log_path))
+
+
+def test_two_servers_with_the_same_model_name_do_not_share_answers(work, oracle) -> None:
+    provider, local = oracle(), oracle()
+    query_all(plan_for(work, "qwen-provider", provider.url, cache_scope=None), work)
+    # Another server exposing the same model name, decoding and image handling: asked anew.
+    again = query_all(plan_for(work, "qwen-local", local.url, cache_scope=None), work)
+    assert [m["called"] for m in again] == [2, 2] and asked(local) == 4
+    # Declared interchangeable (one cache scope in both files): the second one asks nothing.
+    query_all(plan_for(work, "scoped-a", provider.url, cache_scope="qwen"), work)
+    shared = query_all(plan_for(work, "scoped-b", local.url, cache_scope="qwen"), work)
+    assert [m["cached"] for m in shared] == [2, 2] and asked(local) == 4
+
+
+def test_a_key_echoed_across_the_error_cut_reaches_no_file_or_log(work, oracle, monkeypatch, caplog) -> None:
+    # `shredfold serve --api-key-env` echoes a wrong key in its 401 body, about 40 characters
+    # in; a long key runs across the adapter's 300-character excerpt.
+    key = "sk-PROBE-" + "0123456789abcdef" * 25
+    monkeypatch.setenv("SHREDFOLD_LONG_KEY", key)
+    server = oracle(api_key="sk-the-right-one")
+    caplog.set_level(logging.DEBUG)
+    manifests = query_all(plan_for(work, "probe", server.url, api_key_env="SHREDFOLD_LONG_KEY"), work)
+    errors = [row["error"] for m in manifests for row in m["items"]]
+    assert len(errors) == 4 and all("HTTP 401" in e and "***" in e for e in errors)
+    start = key[:MIN_PREFIX].encode()
+    assert [p for p in work.rglob("*") if p.is_file() and start in p.read_bytes()] == []
+    assert key[:MIN_PREFIX] not in caplog.text

@@ -80,7 +80,7 @@ class OrigamiOracle(_Agent):
     name = "origami-oracle"
 
     def choose(self, request: Request) -> str:
-        from shredfold.origami_bench.mcq import MCQ_STAGE
+        from shredfold.origami_bench.items import MCQ_STAGE
 
         if request.item is None or not self.store or not self.store.has(MCQ_STAGE, request.item):
             raise ModelCallError(f"origami-oracle: no stored item {request.item!r}")

@@ -11,42 +11,21 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
 
 from shredfold.origami import ENGINE_VERSION
 from shredfold.origami_bench.design import TIERS, Design, SimpleFold
+from shredfold.origami_bench.items import MCQ_STAGE, MCQ_VERSION, McqSpec, Variant
 from shredfold.prompts.origami import LETTERS
 from shredfold.store import Readable, content_key, readable
 
 if TYPE_CHECKING:
     from shredfold.origami import FoldState
 
-MCQ_STAGE, MCQ_VERSION = "origami_mcq", 1
-
-Variant = Literal["mcq_assoc", "mcq_causal"]
-
-
 def rng_for(key: str) -> np.random.Generator:
     return np.random.default_rng(int(key[:16], 16))
-
-
-class McqSpec(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    key: str
-    variant: Variant
-    index: int
-    design: Design
-    k: int  # folds in the reference state; the answer has k + 1
-    answer: int  # 0..3, position of the right option
-    tier: str
-
-    @property
-    def letter(self) -> str:
-        return LETTERS[self.answer]
 
 
 def plan_mcq(designs: Sequence[Design], variant: Variant, n_items: int, seed: int, size: int) -> list[McqSpec]:

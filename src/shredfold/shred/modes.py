@@ -11,10 +11,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata
 from typing import Any
 
 from shredfold.spec import SynthesisSettings
+from shredfold.versions import version
 
 # ---------------------------------------------------------------- the shared compositor
 
@@ -88,10 +88,7 @@ BLEED = 3  # px the paper colour is carried past the outline for texture filteri
 @functools.cache
 def bpy_version() -> str:
     """The installed bpy wheel (its version fixes Blender's build), without importing it."""
-    try:
-        return metadata.version("bpy")
-    except metadata.PackageNotFoundError:
-        return "absent"
+    return version("bpy")
 
 
 def blender_params(settings: SynthesisSettings) -> dict[str, Any]:

@@ -8,7 +8,6 @@ imports an imaging or geometry library (the synthesizers' constants come from
 from __future__ import annotations
 
 import functools
-from importlib import metadata
 from typing import Any
 
 from shredfold.corpus.document import Document
@@ -16,6 +15,7 @@ from shredfold.shred.fonts import font_hashes, font_roles
 from shredfold.shred.modes import MODES, mode_identity
 from shredfold.spec import RenderSettings, SynthesisSettings
 from shredfold.store import content_key
+from shredfold.versions import version
 
 SAMPLE_STAGE = "sample"
 SAMPLE_VERSION = 1
@@ -30,13 +30,7 @@ TOOLCHAIN = ("pillow", "numpy", "scipy", "shapely", "opencv-python", "markdown-i
 
 @functools.cache
 def _toolchain() -> dict[str, str]:
-    out = {}
-    for dist in TOOLCHAIN:
-        try:
-            out[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            out[dist] = "absent"
-    return out
+    return {dist: version(dist) for dist in TOOLCHAIN}
 
 
 def sample_params(

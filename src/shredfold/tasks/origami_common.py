@@ -4,10 +4,11 @@ and the design catalogue they plan from.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar, TypeVar
 
 from shredfold.origami import ENGINE_VERSION
-from shredfold.origami_bench.catalogue import Catalogue, load_catalogue
+from shredfold.origami_bench.catalogue import Catalogue, catalogue_key, load_catalogue
 from shredfold.origami_bench.design import TIERS, Design
 from shredfold.prompts.origami import VERSION as PROMPT_VERSION
 from shredfold.spec import OrigamiBenchSpec, ResolvedSpec
@@ -15,6 +16,7 @@ from shredfold.store import content_key
 from shredfold.tasks.base import Breakdown, Cell, ItemSet, Layout, PlanContext, Row, Stage, fill
 
 DIGITS = 6
+T = TypeVar("T")
 LAYOUT = Layout(
     set="origami/{task}/{tier}",
     query="origami/run/{model}/{task}/{tier}",
@@ -78,6 +80,31 @@ def catalogue(ctx: PlanContext) -> Catalogue:
         cached = load_catalogue(ob, ctx.spec.spec.seed, ctx.store, write=ctx.write)
         ctx._origami_catalogue = cached  # type: ignore[attr-defined]
     return cached
+
+
+ITEMS_STAGE = Stage("origami_plan_items", 1)
+
+
+def planned_items(ctx: PlanContext, what: dict[str, Any], item_type: type[T], make: Callable[[], list[T]]) -> list[T]:
+    """Items that take seeded choices (numpy's generators) over the catalogue, cached beside
+    it: a plan that finds them reads them back with pydantic alone. ``what`` names
+    everything besides the catalogue that shapes them."""
+    ob = origami_spec(ctx.spec)
+    params = {
+        **what,
+        "catalogue": catalogue_key(ob, ctx.spec.spec.seed),
+        "tiers": ob.tiers.model_dump(mode="json"),
+        "seed": ctx.spec.spec.seed,
+        "engine": ENGINE_VERSION,
+    }
+    key = content_key(ITEMS_STAGE.name, ITEMS_STAGE.version, params)
+    store = ctx.store
+    if store is not None and store.has(ITEMS_STAGE.name, key):
+        return [item_type.model_validate(x) for x in store.get_json(ITEMS_STAGE.name, key)]
+    items = make()
+    if store is not None and ctx.write:
+        store.put_json(ITEMS_STAGE.name, key, [i.model_dump(mode="json") for i in items])  # type: ignore[attr-defined]
+    return items
 
 
 def tier_sets(task_name: str, variant: str, size: int, items: list[tuple[str, Any]]) -> list[ItemSet]:

@@ -21,7 +21,6 @@ from shredfold.calls import ModelCallError
 from shredfold.models.asker import CachedAsker
 from shredfold.origami import ENGINE_VERSION
 from shredfold.origami_bench.design import TIERS, Design
-from shredfold.origami_bench.mcq import rng_for
 from shredfold.origami_bench.targets import TARGET_STAGE, target_key
 from shredfold.prompts.origami import VERSION as PROMPT_VERSION
 from shredfold.spec import ResolvedSpec
@@ -48,6 +47,8 @@ class Target(BaseModel):
 
 
 def fullstep_designs(designs: Sequence[Design], limit: int | None, seed: int) -> list[Design]:
+    from shredfold.origami_bench.mcq import rng_for
+
     if limit is None or limit >= len(designs):
         return list(designs)
     order = rng_for(content_key("origami_fullstep_pick", 1, {"seed": seed})).permutation(len(designs))
@@ -86,9 +87,14 @@ class OrigamiFullstepTask(common.OrigamiTask):
         ob = ctx.spec.spec.origami
         if ob is None or "fullstep" not in ob.tasks:
             return []
-        designs = list(common.catalogue(ctx).designs)
-        chosen = fullstep_designs(designs, ob.fullstep_targets, ctx.spec.spec.seed)
-        targets = [Target(key=target_key(d, ob.image_size), design=d) for d in chosen]
+
+        def make() -> list[Target]:
+            designs = list(common.catalogue(ctx).designs)
+            chosen = fullstep_designs(designs, ob.fullstep_targets, ctx.spec.spec.seed)
+            return [Target(key=target_key(d, ob.image_size), design=d) for d in chosen]
+
+        what = {"task": "fullstep", "targets": ob.fullstep_targets, "size": ob.image_size}
+        targets = common.planned_items(ctx, what, Target, make)
         return common.tier_sets(self.name, "fullstep", ob.image_size, [(t.key, t) for t in targets])
 
     def query_params(self, spec: ResolvedSpec) -> dict[str, Any]:

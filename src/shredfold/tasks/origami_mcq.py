@@ -18,7 +18,7 @@ from typing import Any
 from shredfold.calls import ModelCallError
 from shredfold.models.asker import CachedAsker
 from shredfold.models.envelope import load_response
-from shredfold.origami_bench.mcq import MCQ_STAGE, McqSpec, plan_mcq
+from shredfold.origami_bench.items import MCQ_STAGE, MCQ_VERSION, McqSpec
 from shredfold.prompts.origami import AnswerError, mcq_request, parse_mcq
 from shredfold.spec import ResolvedSpec
 from shredfold.tasks import origami_common as common
@@ -42,10 +42,17 @@ class OrigamiMcqTask(common.OrigamiTask):
         for variant in ob.tasks:
             if variant not in VARIANTS:
                 continue
-            designs = list(common.catalogue(ctx).designs)
-            specs = plan_mcq(designs, variant, ob.mcq_items, ctx.spec.spec.seed, ob.image_size)  # type: ignore[arg-type]
+            what = {"task": variant, "items": ob.mcq_items, "size": ob.image_size, "version": MCQ_VERSION}
+            specs = common.planned_items(ctx, what, McqSpec, lambda v=variant: self._plan(ctx, v))
             out += common.tier_sets(self.name, variant, ob.image_size, [(s.key, s) for s in specs])
         return out
+
+    def _plan(self, ctx: PlanContext, variant: str) -> list[McqSpec]:
+        from shredfold.origami_bench.mcq import plan_mcq
+
+        ob = common.origami_spec(ctx.spec)
+        designs = list(common.catalogue(ctx).designs)
+        return plan_mcq(designs, variant, ob.mcq_items, ctx.spec.spec.seed, ob.image_size)  # type: ignore[arg-type]
 
     def query_params(self, spec: ResolvedSpec) -> dict[str, Any]:
         return common.run_params(spec)

@@ -7,8 +7,9 @@ imaging libraries and are imported where a model reads.
 
 from __future__ import annotations
 
-from importlib import metadata
 from typing import Any
+
+from shredfold.versions import version
 
 ENGINE = "rapidocr-onnxruntime"
 
@@ -23,10 +24,7 @@ ENGINE_PARAMS: dict[str, object] = {
 
 
 def engine_version() -> str:
-    try:
-        return metadata.version(ENGINE)
-    except metadata.PackageNotFoundError:
-        return "absent"
+    return version(ENGINE)
 
 
 def engine_identity() -> dict[str, Any]:

@@ -227,6 +227,16 @@ class DesignSources(_Strict):
         description="YAML/JSON mapping of design id (file stem) to semantic category; else "
         "the FOLD file's file_classes/frame_classes metadata, else 'uncategorised'.",
     )
+    on_invalid: Literal["stop", "skip"] = Field(
+        default="stop",
+        description="A design file that does not parse or fold flat: stop the plan (listing "
+        "every such file), or leave it out.",
+    )
+    validate_timeout_s: Annotated[float, Field(gt=0, le=3600)] = Field(
+        default=60.0,
+        description="Time the layer solver may take to find one flat-folded state of a folder "
+        "design at plan time (once per design: the result is cached).",
+    )
 
     @model_validator(mode="after")
     def _order(self) -> DesignSources:

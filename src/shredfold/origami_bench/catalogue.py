@@ -25,7 +25,7 @@ from shredfold.origami_bench.design import Design, tier_of
 from shredfold.spec import OrigamiBenchSpec
 from shredfold.store import Store, content_key, sha256_file
 
-CATALOGUE_STAGE, CATALOGUE_VERSION = "origami_catalogue", 1
+CATALOGUE_STAGE, CATALOGUE_VERSION = "origami_catalogue", 2  # 2: folder designs must fold flat
 DESIGN_SUFFIXES = (".fold", ".cp")
 
 _DESIGNS = TypeAdapter(list[Design])
@@ -60,6 +60,7 @@ def catalogue_key(ob: OrigamiBenchSpec, seed: int) -> str:
     if src.folder is not None:
         params["folder"] = _files(src.folder)
         params["categories"] = sha256_file(src.categories) if src.categories else None
+        params["validate_timeout_s"] = src.validate_timeout_s
     return content_key(CATALOGUE_STAGE, CATALOGUE_VERSION, params)
 
 
@@ -74,7 +75,7 @@ def _make(ob: OrigamiBenchSpec, seed: int) -> Catalogue:
     if src.procedural:
         out += make.procedural_designs(src, seed)
     if src.folder is not None:
-        found, errors = make.folder_designs(src.folder, src.categories)
+        found, errors = make.folder_designs(src.folder, src.categories, src.validate_timeout_s)
         out += found
         invalid += [str(e) for e in errors]
     return Catalogue(tuple(out), tuple(invalid))

@@ -101,11 +101,30 @@ def builtin_designs() -> list[Design]:
     return out
 
 
-def folder_designs(folder: Path, categories: Path | None) -> tuple[list[Design], list[DesignError]]:
-    """Every ``.fold`` / ``.cp`` file under ``folder``, and the files that could not be read.
+def flat_fold_problem(design: Design, timeout: float) -> str | None:
+    """Why a design cannot be a target (None when the solver finds a flat-folded state)."""
+    from shredfold.origami import solve_layers
+
+    try:
+        result = solve_layers(design.pattern(), limit=1, timeout=timeout)
+    except Exception as exc:  # noqa: BLE001 - an untrusted file must not crash the plan
+        return f"the engine could not read its crease pattern ({type(exc).__name__}: {exc})"[:300]
+    if result.status == "ok":
+        return None
+    if result.status == "timeout":
+        return f"undecided: the layer solver found no flat-folded state within {timeout:g} s"
+    why = f"{result.reason}: {result.detail}" if result.detail else result.reason
+    return f"does not fold flat ({why})"[:300]
+
+
+def folder_designs(
+    folder: Path, categories: Path | None, validate_timeout: float | None = None
+) -> tuple[list[Design], list[DesignError]]:
+    """Every ``.fold`` / ``.cp`` file under ``folder``, and the files that cannot be used.
 
     One bad file does not hide the others: each failure is returned with its file name, so a
-    plan can report all of them at once.
+    plan can report all of them at once. With ``validate_timeout`` each design must also fold
+    flat (one layer order found within that many seconds).
     """
     mapping: dict[str, str] = {}
     if categories is not None:
@@ -116,9 +135,15 @@ def folder_designs(folder: Path, categories: Path | None) -> tuple[list[Design],
         if p.suffix in (".fold", ".cp") and p.is_file():
             try:
                 text = p.read_text(encoding="utf-8")
-                out.append(design_from_file(p.name, text, "folder", mapping.get(p.stem)))
+                design = design_from_file(p.name, text, "folder", mapping.get(p.stem))
             except (ValueError, UnicodeDecodeError) as exc:
                 errors.append(DesignError(f"{p}: {exc}"))
+                continue
+            problem = None if validate_timeout is None else flat_fold_problem(design, validate_timeout)
+            if problem is not None:
+                errors.append(DesignError(f"{p}: {problem}"))
+            else:
+                out.append(design)
     return out, errors
 
 

@@ -11,7 +11,7 @@ from shredfold.origami import ENGINE_VERSION
 from shredfold.origami_bench.catalogue import Catalogue, catalogue_key, load_catalogue
 from shredfold.origami_bench.design import TIERS, Design
 from shredfold.prompts.origami import VERSION as PROMPT_VERSION
-from shredfold.spec import OrigamiBenchSpec, ResolvedSpec
+from shredfold.spec import OrigamiBenchSpec, ResolvedSpec, SpecError
 from shredfold.store import content_key
 from shredfold.tasks.base import Breakdown, Cell, ItemSet, Layout, PlanContext, Row, Stage, fill
 
@@ -73,11 +73,19 @@ def origami_spec(spec: ResolvedSpec) -> OrigamiBenchSpec:
 
 
 def catalogue(ctx: PlanContext) -> Catalogue:
-    """The spec's designs, made once per plan (both origami tasks plan from them)."""
+    """The spec's designs, made once per plan (both origami tasks plan from them). Design
+    files that cannot be used stop the plan, all named in one message, unless the spec says
+    ``on_invalid: skip``."""
     cached = getattr(ctx, "_origami_catalogue", None)
     if cached is None:
         ob = origami_spec(ctx.spec)
         cached = load_catalogue(ob, ctx.spec.spec.seed, ctx.store, write=ctx.write)
+        if cached.invalid and ob.designs.on_invalid == "stop":
+            raise SpecError(
+                f"{ctx.spec.path}: origami.designs: {len(cached.invalid)} design file(s) cannot "
+                "be used (set origami.designs.on_invalid: skip to leave them out):\n  "
+                + "\n  ".join(cached.invalid)
+            )
         ctx._origami_catalogue = cached  # type: ignore[attr-defined]
     return cached
 

@@ -18,14 +18,32 @@ from typing import Any
 from shredfold.calls import ModelCallError
 from shredfold.models.asker import CachedAsker
 from shredfold.models.envelope import load_response
+from shredfold.origami_bench.design import Design
 from shredfold.origami_bench.items import MCQ_STAGE, MCQ_VERSION, McqSpec
 from shredfold.prompts.origami import AnswerError, mcq_request, parse_mcq
-from shredfold.spec import ResolvedSpec
+from shredfold.spec import ResolvedSpec, SpecError
 from shredfold.tasks import origami_common as common
 from shredfold.tasks.base import Cell, ItemSet, JobContext, PlanContext, Row, build_each
 from shredfold.tasks.registry import register
 
 VARIANTS = ("mcq_assoc", "mcq_causal")
+
+
+def check_enough(designs: list[Design], variant: str, ctx: PlanContext) -> None:
+    """Fail at plan time, not in a job, when the designs cannot make this variant's items:
+    every item needs a design with a fold sequence, and three distractor states drawn from
+    the other designs' sequences (the causal variant falls back on them too)."""
+    pool = [d for d in designs if d.sequence]
+    where = f"{ctx.spec.path}: origami.tasks: {variant}"
+    if not pool:
+        raise SpecError(f"{where} needs designs with a fold sequence (built-in or procedural); the spec's designs have none")
+    total = sum(len(d.sequence or ()) for d in pool)
+    short = [d.id for d in pool if total - len(d.sequence or ()) < 3]
+    if variant == "mcq_assoc" and short:
+        raise SpecError(
+            f"{where} needs at least three folded states from other designs for each item's "
+            f"distractors; {', '.join(short[:5])} would have fewer (add designs or procedural ones)"
+        )
 
 
 @register(order=10)
@@ -52,6 +70,7 @@ class OrigamiMcqTask(common.OrigamiTask):
 
         ob = common.origami_spec(ctx.spec)
         designs = list(common.catalogue(ctx).designs)
+        check_enough(designs, variant, ctx)
         return plan_mcq(designs, variant, ob.mcq_items, ctx.spec.spec.seed, ob.image_size)  # type: ignore[arg-type]
 
     def query_params(self, spec: ResolvedSpec) -> dict[str, Any]:

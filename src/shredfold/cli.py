@@ -183,18 +183,15 @@ def _rebuild_hint(exc: CorruptObjectError, plan: Any, args: argparse.Namespace) 
             "restore it, or run again with `--config reask_corrupt=true` to ask the model again"
         )
     moved = store.quarantine(exc.stage, exc.key) if store.path(exc.stage, exc.key).exists() else None
-    # The job that made the object must run again: drop its finished-marker (a manifest this
-    # pipeline wrote), never anything else.
-    stale = None
-    if plan is not None and args.key:
-        cell = plan.cell(args.key, args.where) if args.stage in ("query", "score") else None
-        made_by_query = exc.stage == "origami_episode"
-        if cell is not None:
-            stale = Path(args.input) if made_by_query and args.input else Path(cell.item_set.path)
-        elif args.stage == "set":
-            stale = Path(plan.item_set(args.key).path)
-    if stale is not None and stale.is_file():
-        stale.unlink()
+    if plan is not None and args.key and args.stage in ("query", "score"):
+        # Snakemake does not redo a chain whose final outputs exist: the next plan moves this
+        # cell on to a new attempt (new paths), whose jobs rebuild what is missing.
+        from shredfold.store import atomic_write_json
+
+        cell = plan.cell(args.key, args.where)
+        attempt = paths.attempt_of(args.out[0], args.key)
+        note = {"attempt": attempt, "object": f"{exc.stage}/{exc.key}/{exc.name}", "why": exc.why}
+        atomic_write_json(paths.repair_path(cell.score_where, cell.score_key), note)
     where = f" to {moved}" if moved else ""
     return f"it was moved aside{where} and will be rebuilt: run the same command again"
 

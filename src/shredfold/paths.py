@@ -22,6 +22,10 @@ PLAN = f"{PLANS}/{{key}}.json"
 # folder users glob for cell tables.
 SUPERSEDED = f"{RESULTS}/superseded"
 
+# A job that found a corrupt object it can rebuild leaves a note here; the next plan moves
+# the cell on to a new attempt (new paths), so Snakemake redoes it.
+REPAIR = f"{RESULTS}/repairs/{{where}}/{{key}}.json"
+
 LEADERBOARD = f"{RESULTS}/leaderboard.csv"
 AGGREGATE_LOG = f"{RESULTS}/logs/aggregate.log"
 
@@ -49,6 +53,17 @@ def score_path(where: str, key: str, attempt: int = 0) -> str:
 def cell_log(stage: str) -> str:
     """The log pattern of a cell's ``stage`` job (``query`` or ``score``)."""
     return f"{RESULTS}/logs/cells/{{where}}/{{key}}{{attempt}}.{stage}.log"
+
+
+def repair_path(where: str, key: str) -> str:
+    return REPAIR.format(where=where, key=key)
+
+
+def attempt_of(path: str, key: str) -> int:
+    """The attempt a cell file's name carries (``…/<key>-r2.parquet`` → 2)."""
+    name = path.rsplit("/", 1)[-1]
+    suffix = name[len(key):].split(".", 1)[0] if name.startswith(key) else ""
+    return int(suffix[2:]) if suffix.startswith("-r") and suffix[2:].isdigit() else 0
 
 
 def plan_path(key: str) -> str:

@@ -211,7 +211,25 @@ def latest_attempt(cell: Cell, workdir: Path) -> int | None:
     return max(_attempts(cell, workdir), default=None)
 
 
-def resolve_attempts(plan: Plan, workdir: str | Path = ".") -> Plan:
+def _reask_corrupt(manifest: dict[str, Any], store: Store) -> int:
+    """Move aside every answer a finished cell lists that fails its manifest; how many."""
+    from shredfold.calls import RESPONSE_STAGE
+    from shredfold.store import CorruptObjectError
+
+    moved = 0
+    for row in manifest.get("items", []):
+        rkey = row.get("response")
+        if not rkey or row.get("error") or not store.has(RESPONSE_STAGE, rkey):
+            continue
+        try:
+            store.get_json(RESPONSE_STAGE, rkey)
+        except CorruptObjectError:
+            store.quarantine(RESPONSE_STAGE, rkey)
+            moved += 1
+    return moved
+
+
+def resolve_attempts(plan: Plan, workdir: str | Path = ".", reask_corrupt: Store | None = None) -> Plan:
     """The plan with each cell at the attempt this run should produce.
 
     A query manifest that records errors is a finished job to Snakemake, so failed items
@@ -219,6 +237,13 @@ def resolve_attempts(plan: Plan, workdir: str | Path = ".") -> Plan:
     new attempt (``{key}-r1.json``, ``-r2``, …, and the same suffix on its score table): the
     next run re-queries only the failed items (answers come from the cache), and a run with
     no errors left is a no-op. Reads manifests, so it is kept apart from :func:`make_plan`.
+
+    A cell whose job found a corrupt object it can rebuild (a note under ``results/repairs``)
+    moves on past the attempt that failed.
+
+    With ``reask_corrupt`` (the store), a finished cell whose stored answers fail their
+    manifests has them moved aside and moves on to a new attempt, which asks them again —
+    only when the user asks for it (``--config reask_corrupt=true``): answers cost money.
     """
     root = Path(workdir)
     cells = []
@@ -226,6 +251,12 @@ def resolve_attempts(plan: Plan, workdir: str | Path = ".") -> Plan:
         n = latest_attempt(cell, root)
         if n is not None:
             manifest = json.loads((root / cell.at(n).query_path).read_text(encoding="utf-8"))
-            cell = cell.at(n + 1 if manifest.get("errors") else n)
+            corrupt = _reask_corrupt(manifest, reask_corrupt) if reask_corrupt is not None else 0
+            cell = cell.at(n + 1 if manifest.get("errors") or corrupt else n)
+        repair = root / paths.repair_path(cell.score_where, cell.score_key)
+        if repair.is_file():
+            broken = int(json.loads(repair.read_text(encoding="utf-8")).get("attempt", 0))
+            if broken >= cell.attempt:
+                cell = cell.at(broken + 1)
         cells.append(cell)
     return Plan(spec=plan.spec, item_sets=plan.item_sets, cells=cells, identities=plan.identities)

@@ -18,7 +18,12 @@ def write_spec(folder: Path, body: str, name: str = "spec.yaml") -> Path:
 
 
 def snakemake(
-    workdir: Path, spec: Path, *args: str, check: bool = True, timeout: float = 1200
+    workdir: Path,
+    spec: Path,
+    *args: str,
+    check: bool = True,
+    timeout: float = 1200,
+    config: tuple[str, ...] = (),
 ) -> subprocess.CompletedProcess[str]:
     cmd = [
         sys.executable,
@@ -33,6 +38,7 @@ def snakemake(
         *args,
         "--config",
         f"spec={spec}",
+        *config,
     ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=workdir)
     if check and proc.returncode != 0:

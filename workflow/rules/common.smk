@@ -20,7 +20,10 @@ except (SpecError, ValueError) as exc:
     raise WorkflowError(f"invalid spec: {exc}") from None
 # resolve_attempts: a cell whose last query recorded errors gets a new attempt (-rN paths),
 # so failed items are asked again on the next run; paths are relative to the workdir.
-PLAN = resolve_attempts(_PLANNED, Path.cwd())
+# --config reask_corrupt=true: stored answers that fail their manifests are moved aside and
+# asked again (never silently: they may have cost money).
+_REASK = str(config.get("reask_corrupt", "")).lower() in ("1", "true", "yes")
+PLAN = resolve_attempts(_PLANNED, Path.cwd(), reask_corrupt=Store(paths.STORE) if _REASK else None)
 # Not a rule param: Snakemake re-runs jobs whose params change, and the same cell planned
 # from another spec file (say, one that adds a model) must stay done. Keys carry identity.
 PLAN_FILE = write_plan(_PLANNED)

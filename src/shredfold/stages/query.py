@@ -34,9 +34,11 @@ def run_query(
     cell = plan.cell(key, where)
     task = get_task(cell.task)
     replay_only = replay_only_from_env() if replay_only is None else replay_only
+    job = JobContext(plan.spec, store, replay_only, log=log)
+    task.build(cell.item_set, job)  # items moved aside as corrupt are made again (else a no-op)
     asker = CachedAsker(cell.name, cell.model, cell.identity, store, replay_only=replay_only, model=model)
     try:
-        rows = task.ask(cell, asker, JobContext(plan.spec, store, replay_only, log=log))
+        rows = task.ask(cell, asker, job)
     finally:
         asker.close()
     errors = sum(r.get("error") is not None for r in rows)

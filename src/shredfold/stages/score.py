@@ -61,7 +61,9 @@ def run_score(plan: Plan, key: str, where: str, query_manifest: str, out: str, s
     cell = plan.cell(key, where)
     task = get_task(cell.task)
     answers = {row["item"]: row for row in load_json(query_manifest)["items"]}
-    rows = task.score(cell, answers, JobContext(plan.spec, store, log=log))
+    job = JobContext(plan.spec, store, log=log)
+    task.build(cell.item_set, job)  # items moved aside as corrupt are made again (else a no-op)
+    rows = task.score(cell, answers, job)
     write_cell_table(rows, task.row_type, out)
     log.info("%s: %d rows scored", cell.name, len(rows))
     supersede_attempts(cell, Path(out))
@@ -74,7 +76,7 @@ def supersede_attempts(cell: Cell, current: Path) -> list[Path]:
     if root is None:
         return []
     moved = []
-    attempt = _attempt_of(current, cell)
+    attempt = paths.attempt_of(current.name, cell.score_key)
     for n in range(attempt):
         for rel in (cell.at(n).score_path, cell.at(n).query_path):
             src = root / rel
@@ -83,21 +85,18 @@ def supersede_attempts(cell: Cell, current: Path) -> list[Path]:
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(src, dest)
                 moved.append(dest)
+    repair = root / paths.repair_path(cell.score_where, cell.score_key)
+    if repair.is_file():
+        repair.unlink()  # this attempt redid the cell
     if moved:
         log.info("%s: %d superseded attempt file(s) moved to %s", cell.name, len(moved), paths.SUPERSEDED)
     return moved
 
 
-def _attempt_of(current: Path, cell: Cell) -> int:
-    stem = current.name[: -len(".parquet")]
-    suffix = stem[len(cell.score_key) :]
-    return int(suffix[2:]) if suffix.startswith("-r") else 0
-
-
 def _workdir_of(current: Path, cell: Cell) -> Path | None:
     """The folder the ``results/…`` paths are relative to (None: not a plan path)."""
     full = current.resolve()
-    rel = Path(cell.at(_attempt_of(current, cell)).score_path)
+    rel = Path(cell.at(paths.attempt_of(current.name, cell.score_key)).score_path)
     parts = len(rel.parts)
     if full.parts[-parts:] != rel.parts:
         return None

@@ -53,7 +53,9 @@ def test_table_is_found_inside_prose_and_code_fences() -> None:
     answer = f"Here is the table I read:\n\n```markdown\n{MARKDOWN}\n```\n\nHope this helps."
     assert teds(answer, REF) == 1.0
     html_answer = f"Sure!\n```html\n{REF}\n```"
-    assert table_scores(html_answer, REF) == {"teds": 1.0, "teds_s": 1.0}
+    assert table_scores(html_answer, REF) == {
+        "teds": 1.0, "teds_s": 1.0, "truncated": False, "truncation": ""
+    }
 
 
 def test_html_variants_are_canonicalised() -> None:

@@ -199,11 +199,10 @@ def _drop_think(text: str) -> str:
     return "".join(out)
 
 
-# Where a JSON object can begin ("{", blanks, then a key or "}"), and how much of the answer
-# one decoding attempt reads. A failed attempt builds an error message whose line and column
-# cost time proportional to the text decoded, so attempts read windows, not the whole rest.
+# Where a JSON object can begin: "{", blanks, then a key or "}". A failed attempt costs
+# time proportional to its offset (the error message counts lines from the start), so
+# the number of attempts is bounded.
 _OBJECT_START = re.compile(r'\{\s*+["}]')
-MAX_JSON_CHARS = 16_384  # an action or an MCQ answer is under 200 characters
 MAX_JSON_TRIES = 1_000
 
 
@@ -212,8 +211,8 @@ def extract_json(text: str) -> Any:
 
     Bounded work on any answer: the first :data:`~shredfold.metrics.limits.MAX_ANSWER_CHARS`
     characters are read, at most :data:`MAX_JSON_TRIES` places where an object could begin
-    are tried, an object longer than :data:`MAX_JSON_CHARS` characters or nested deeper
-    than the interpreter's recursion limit does not parse.
+    are tried, and an object nested deeper than the interpreter's recursion limit does not
+    parse.
     """
     body = _drop_think(text[:MAX_ANSWER_CHARS])
     candidates = [m.group(1) for m in _FENCE.finditer(body)]
@@ -228,7 +227,8 @@ def extract_json(text: str) -> Any:
                     "not-json", f"no JSON object in the first {MAX_JSON_TRIES} places one could begin"
                 )
             try:
-                obj, _ = decoder.raw_decode(chunk[m.start() : m.start() + MAX_JSON_CHARS])
+                # An index, not a slice: slicing would copy the rest at every attempt.
+                obj, _ = decoder.raw_decode(chunk, m.start())
             except (ValueError, RecursionError):
                 continue
             if isinstance(obj, dict):

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from PIL import Image
+from shapely.geometry import MultiPolygon, Polygon, box
 
-from shredfold.metrics.shape import aligned_iou, iou, symmetries
+from shredfold.metrics.shape import (
+    VIEW,
+    aligned_iou,
+    drawing_bounds,
+    iou,
+    mask_from_png,
+    rasterize,
+    symmetries,
+)
 
 SIZE = 48
 
@@ -101,3 +113,57 @@ def test_empty_masks_and_bad_shapes() -> None:
         aligned_iou(np.zeros((4, 5), bool), np.zeros((4, 5), bool))
     with pytest.raises(ValueError):
         aligned_iou(np.zeros((4, 4), bool), np.zeros((5, 5), bool))
+
+
+def test_mask_from_png_marks_every_pixel_that_is_not_the_background() -> None:
+    img = Image.new("RGB", (4, 3), (255, 255, 255))
+    img.putpixel((0, 0), (254, 255, 255))  # off by one in red only
+    img.putpixel((3, 2), (255, 255, 0))
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    mask = mask_from_png(buf.getvalue())
+    assert mask.shape == (3, 4) and mask.dtype == bool
+    assert np.argwhere(mask).tolist() == [[0, 0], [2, 3]]
+    grey = mask_from_png(buf.getvalue(), background=(255, 255, 0))
+    assert grey.sum() == 11  # everything but the yellow pixel
+
+
+def test_drawing_bounds_undo_the_drawing_margin() -> None:
+    # VIEW is 2 wide; a drawing with a 10 % margin maps it onto the middle 80 % of the
+    # image, so the whole image spans 2 / 0.8 = 2.5: 0.25 more on each side.
+    assert VIEW == (-0.5, -0.5, 1.5, 1.5)
+    assert drawing_bounds(0.1) == pytest.approx((-0.75, -0.75, 1.75, 1.75))
+    assert drawing_bounds(0.0) == VIEW
+
+
+def test_rasterize_draws_polygons_y_up_with_holes() -> None:
+    # Over (0, 0)-(4, 4) at 4 px: one pixel per unit. The unit square at the origin is the
+    # bottom-left pixel (y up); a ring with a hole leaves the hole empty.
+    m = rasterize(box(0, 0, 1, 1), 4, (0.0, 0.0, 4.0, 4.0))
+    assert m.sum() >= 1 and m[3, 0] and not m[0, 0] and not m[:, 2:].any()
+    ring = Polygon([(0, 0), (4, 0), (4, 4), (0, 4)], [[(1, 1), (3, 1), (3, 3), (1, 3)]])
+    r = rasterize(ring, 40, (0.0, 0.0, 4.0, 4.0))
+    assert r[2, 2] and r[37, 37] and not r[20, 20]
+    assert r.sum() == pytest.approx(0.75 * 1600, rel=0.1)  # 12 of 16 square units
+    both = rasterize(MultiPolygon([box(0, 0, 1, 1), box(3, 3, 4, 4)]), 4, (0.0, 0.0, 4.0, 4.0))
+    assert both[3, 0] and both[0, 3] and not both[1:3, 1:3].any()
+    assert not rasterize(Polygon(), 4, (0.0, 0.0, 4.0, 4.0)).any()
+
+
+def test_iou_by_hand() -> None:
+    a = np.zeros((4, 4), bool)
+    b = np.zeros((4, 4), bool)
+    a[0, :3] = True  # 3 px
+    b[0, 1:] = True  # 3 px, 2 shared, union 4
+    assert iou(a, b) == 0.5
+    assert iou(np.zeros((2, 2), bool), np.zeros((2, 2), bool)) == 1.0
+
+
+@pytest.mark.parametrize("dy,dx", [(0, 0), (3, 0), (0, 3), (-2, 0), (0, -2), (5, -4), (-1, 6)])
+def test_translations_of_a_shape_off_the_centre_score_one(dy: int, dx: int) -> None:
+    target = _place(L_CELLS, -6, 7)
+    assert aligned_iou(_place(L_CELLS, -6 + dy, 7 + dx), target) == 1.0
+    # A shape moved partly out of the frame loses what fell off.
+    cut = np.roll(target, 20, axis=1)
+    cut[:, :20] = False
+    assert aligned_iou(cut, target) < 1.0

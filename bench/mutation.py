@@ -21,6 +21,10 @@ Survivors judged equivalent (no input can tell them apart from the original) are
 ``bench/mutation_equivalent.toml`` with the reason; the report counts them separately, and
 the kill rate is given with and without them.
 
+Mutants equivalent by construction (inside never-evaluated annotations, and cosmic-ray's
+"mutation" of the bare ``*`` of keyword-only parameters) are not run; the report counts
+them as "not run" (:class:`StaticEquivalence`).
+
 Per-mutant timeout: ``--timeout`` seconds, by default 4 × the module's baseline test time
 + 10 s; a mutant that makes the tests hang counts as killed (reported as "timeout").
 """
@@ -28,6 +32,7 @@ Per-mutant timeout: ``--timeout`` seconds, by default 4 × the module's baseline
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import random
@@ -151,6 +156,7 @@ class ModuleReport:
     tests: list[str]
     baseline_s: float
     mutants: list[Mutant] = field(default_factory=list)
+    skipped: int = 0  # equivalent by construction (see static_equivalence), not run
 
     def count(self, outcome: str) -> int:
         return sum(m.outcome == outcome for m in self.mutants)
@@ -226,6 +232,57 @@ def equivalence(m: Mutant, known: list[dict[str, str]]) -> str | None:
     return None
 
 
+Span = tuple[tuple[int, int], tuple[int, int]]
+
+
+def _span(node: ast.AST) -> Span:
+    return (node.lineno, node.col_offset), (node.end_lineno or node.lineno, node.end_col_offset or 0)
+
+
+def _inside(pos: tuple[int, int], spans: list[Span]) -> bool:
+    return any(a <= pos < b for a, b in spans)
+
+
+class StaticEquivalence:
+    """Mutants that no test can kill, by construction, so they are not run:
+
+    * any mutant inside a function's parameter or return annotation, in a module with
+      ``from __future__ import annotations``: those annotations are never evaluated
+      (``int | None`` → ``int & None``). Class-level annotations are kept: pydantic
+      evaluates them;
+    * a binary-operator mutant outside any binary expression: cosmic-ray also "mutates"
+      the bare ``*`` that makes the following parameters keyword-only into ``/``, which
+      only widens what calls are accepted.
+    """
+
+    def __init__(self, source: str) -> None:
+        tree = ast.parse(source)
+        lazy = any(
+            isinstance(n, ast.ImportFrom) and n.module == "__future__"
+            and any(a.name == "annotations" for a in n.names)
+            for n in tree.body
+        )
+        self.annotations: list[Span] = []
+        self.operators: list[Span] = []
+        for node in ast.walk(tree):
+            if lazy and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                a = node.args
+                for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+                    if arg is not None and arg.annotation is not None:
+                        self.annotations.append(_span(arg.annotation))
+                if node.returns is not None:
+                    self.annotations.append(_span(node.returns))
+            if isinstance(node, (ast.BinOp, ast.AugAssign)):
+                self.operators.append(_span(node))
+
+    def reason(self, operator: str, pos: tuple[int, int]) -> str | None:
+        if _inside(pos, self.annotations):
+            return "in an annotation that is never evaluated"
+        if operator.startswith("core/ReplaceBinaryOperator_") and not _inside(pos, self.operators):
+            return "not an operator of an expression"
+        return None
+
+
 def run_module(
     name: str, work: Path, *, timeout: float | None, sample: int | None, verbose: bool
 ) -> ModuleReport:
@@ -258,12 +315,17 @@ def run_module(
             w for w in db.pending_work_items
             if all(allowed.fullmatch(m.operator_name) for m in w.mutations)
         ]
+    static = StaticEquivalence(source.read_text(encoding="utf-8"))
+    kept = [w for w in items if static.reason(w.mutations[0].operator_name, tuple(w.mutations[0].start_pos)) is None]
+    report.skipped = len(items) - len(kept)
+    items = kept
     items.sort(key=lambda w: (w.mutations[0].start_pos, w.mutations[0].operator_name, w.mutations[0].occurrence))
     if sample is not None and sample < len(items):
         items = sorted(random.Random(name).sample(items, sample), key=lambda w: w.mutations[0].start_pos)
 
     known = load_equivalent()
-    print(f"{name}: {len(items)} mutants, tests {' '.join(tests)} "
+    print(f"{name}: {len(items)} mutants ({report.skipped} equivalent by construction, not run), "
+          f"tests {' '.join(tests)} "
           f"(baseline {baseline:.1f} s, timeout {limit:.0f} s)", file=sys.stderr, flush=True)
     for i, item in enumerate(items, 1):
         spec = item.mutations[0]
@@ -293,7 +355,7 @@ def render(reports: list[ModuleReport]) -> str:
 
     lines = [
         f"{'module':16} {'mutants':>7} {'killed':>6} {'timeout':>7} {'survived':>8} {'equiv':>5} "
-        f"{'other':>5} {'killed%':>7} {'w/o equiv':>9}"
+        f"{'other':>5} {'killed%':>7} {'w/o equiv':>9} {'not run':>7}"
     ]
     for r in reports:
         equiv = sum(m.equivalent is not None for m in r.mutants)
@@ -301,7 +363,7 @@ def render(reports: list[ModuleReport]) -> str:
         lines.append(
             f"{r.module:16} {len(r.mutants):7} {r.count('killed'):6} {r.count('timeout'):7} "
             f"{r.count('survived'):8} {equiv:5} {other:5} {pct(r.score(drop_equivalent=False)):>7} "
-            f"{pct(r.score(drop_equivalent=True)):>9}"
+            f"{pct(r.score(drop_equivalent=True)):>9} {r.skipped:7}"
         )
     for r in reports:
         survivors = [m for m in r.mutants if m.outcome == "survived"]

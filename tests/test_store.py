@@ -10,6 +10,7 @@ from shredfold.store import (
     atomic_write_json,
     canonical_json,
     content_key,
+    load_json,
     sha256_bytes,
     sha256_file,
 )
@@ -157,3 +158,46 @@ def test_a_stale_incomplete_folder_is_replaced_by_the_complete_object(tmp_path):
     store.put_json("x", key, {"n": 1})
     assert store.verify("x", key) == [] and not (stale / "half.txt").exists()
     assert store.get_json("x", key) == {"n": 1}
+
+
+def test_written_json_is_sorted_indented_and_keeps_unicode(tmp_path):
+    path = tmp_path / "a" / "b" / "out.json"  # parents are created
+    atomic_write_json(path, {"b": "é", "a": [1]})
+    assert path.read_text(encoding="utf-8") == '{\n  "a": [\n    1\n  ],\n  "b": "é"\n}\n'
+    atomic_write_json(path, {"b": 1, "a": 2}, indent=None)
+    assert path.read_text(encoding="utf-8") == '{"a": 2, "b": 1}\n'
+    with pytest.raises(ValueError):
+        atomic_write_json(path, {"x": float("nan")})
+    assert load_json(path) == {"a": 2, "b": 1}
+
+
+def test_stored_json_objects_are_sorted_with_indent_one_and_refuse_nan(tmp_path):
+    store = Store(tmp_path)
+    key = content_key("x", 1, {"v": 9})
+    store.put_json("x", key, {"b": "é", "a": 1})
+    text = (store.path("x", key) / "object.json").read_text(encoding="utf-8")
+    assert text == '{\n "a": 1,\n "b": "é"\n}'
+    with pytest.raises(ValueError):
+        store.put_json("x", content_key("x", 1, {"v": 10}), {"x": float("inf")})
+    assert not store.has("x", content_key("x", 1, {"v": 10}))
+
+
+def test_when_another_writer_commits_first_its_object_is_kept(tmp_path):
+    store, rival = Store(tmp_path), Store(tmp_path)
+    key = content_key("x", 1, {"v": 11})
+    with store.writing("x", key) as tmp:
+        (tmp / "object.json").write_text('"ours"')
+        rival.put_json("x", key, "theirs")  # commits while we are still writing
+    assert store.get_json("x", key) == "theirs" and store.verify("x", key) == []
+    assert sorted(p.name for p in store.path("x", key).parent.iterdir()) == [key]
+
+
+def test_keys_list_only_committed_objects(tmp_path):
+    store = Store(tmp_path)
+    done = content_key("x", 1, {"v": 12})
+    store.put_json("x", done, {})
+    (store.path("x", done).parent / ".tmp-abc").mkdir()  # a writer's temporary folder
+    stale = content_key("x", 1, {"v": 13})
+    store.path("x", stale).mkdir(parents=True)  # an old crash: no manifest
+    assert list(store.keys("x")) == [done]
+    assert list(store.keys("nothing")) == []

@@ -153,3 +153,45 @@ def test_a_retry_after_at_the_give_up_limit_is_still_waited() -> None:
     attempt, calls = failing([RetryableError("HTTP 429", status=429, retry_after=120.0)])
     call_with_retries(attempt, RetryPolicy(max_retry_after_s=120.0), sleep=clock.sleep)
     assert len(calls) == 2 and clock.sleeps[0] >= 120.0
+
+
+def test_the_default_policy() -> None:
+    # Five attempts, waits of at most 0.5 s * 2^attempt capped at 30 s, a Retry-After of up
+    # to 120 s honoured and one beyond it given up on.
+    attempt, calls = failing([RetryableError(f"HTTP 503 #{i}", status=503) for i in range(9)])
+    with pytest.raises(ModelCallError, match="after 5 attempt"):
+        call_with_retries(attempt, RetryPolicy(), sleep=FakeClock().sleep)
+    assert len(calls) == 5
+    rng = random.Random(1)
+    assert max(RetryPolicy().backoff(0, rng) for _ in range(300)) == pytest.approx(0.5, abs=0.01)
+    assert max(RetryPolicy().backoff(10, rng) for _ in range(300)) == pytest.approx(30.0, abs=0.5)
+    assert min(RetryPolicy().backoff(10, rng) for _ in range(300)) < 1.0  # from 0, not from 1
+    clock = FakeClock()
+    attempt, calls = failing([RetryableError("HTTP 429", status=429, retry_after=120.0)])
+    call_with_retries(attempt, RetryPolicy(), sleep=clock.sleep)
+    assert len(calls) == 2 and clock.sleeps[0] >= 120.0
+    attempt, calls = failing([RetryableError("HTTP 429", status=429, retry_after=120.5)])
+    with pytest.raises(ModelCallError):
+        call_with_retries(attempt, RetryPolicy(), sleep=FakeClock().sleep)
+    assert len(calls) == 1
+
+
+def test_a_policy_cannot_be_changed_after_it_is_made() -> None:
+    import dataclasses
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        RetryPolicy().max_attempts = 50  # type: ignore[misc]
+
+
+def test_which_statuses_are_worth_another_try() -> None:
+    from shredfold.models.retry import TRANSIENT_STATUS
+
+    # Timeouts, conflicts, "too early", rate limits and gateway/server faults (Cloudflare's
+    # 52x and Anthropic's 529 overload included) are transient; client errors and
+    # "not implemented" / "version not supported" are not.
+    assert {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529} == TRANSIENT_STATUS
+
+
+def test_a_negative_retry_after_means_now() -> None:
+    assert parse_retry_after("-5") == 0.0
+    assert parse_retry_after("0") == 0.0

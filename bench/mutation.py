@@ -285,7 +285,7 @@ class StaticEquivalence:
 
 def run_module(
     name: str, work: Path, *, timeout: float | None, sample: int | None, verbose: bool
-) -> ModuleReport:
+) -> ModuleReport | None:
     from cosmic_ray.commands import init
     from cosmic_ray.mutating import mutate_and_test
     from cosmic_ray.work_db import WorkDB, use_db
@@ -293,10 +293,13 @@ def run_module(
 
     target = MODULES[name]
     if not (work / target.source).is_file():
-        raise SystemExit(f"{name}: {target.source} does not exist")
+        print(f"{name}: skipped, {target.source} does not exist", file=sys.stderr, flush=True)
+        return None
     tests = [t for t in target.tests if (work / t).exists()]
     if not tests:
-        raise SystemExit(f"{name}: none of its test files exist ({', '.join(target.tests)})")
+        print(f"{name}: skipped, none of its test files exist ({', '.join(target.tests)})",
+              file=sys.stderr, flush=True)
+        return None
     command = test_command(tests, target.deselect)
 
     start = time.monotonic()
@@ -344,7 +347,7 @@ def run_module(
         if outcome == "survived":
             m.equivalent = equivalence(m, known)
         report.mutants.append(m)
-        if verbose or outcome == "survived":
+        if verbose or outcome == "survived" or i % 10 == 0:
             print(f"  [{i}/{len(items)}] {outcome:9} {m.file}:{m.line} {m.operator}", file=sys.stderr, flush=True)
     return report
 
@@ -407,7 +410,10 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["PYTHONPATH"] = str(work / "src")
         os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
         for name in names:
-            reports.append(run_module(name, work, timeout=args.timeout, sample=args.sample, verbose=args.verbose))
+            report = run_module(name, work, timeout=args.timeout, sample=args.sample, verbose=args.verbose)
+            if report is None:
+                continue
+            reports.append(report)
             # Each module's report as soon as it is done, so a long run shows progress.
             print(render(reports[-1:]), flush=True)
             print(flush=True)

@@ -208,10 +208,12 @@ def load_equivalent(path: Path = EQUIVALENT_FILE) -> list[dict[str, str]]:
 
 
 def changed_lines(diff: str) -> tuple[str, str]:
-    """(original, mutated) lines of a one-line mutant's diff, stripped."""
-    old = [ln[1:].strip() for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---")]
-    new = [ln[1:].strip() for ln in diff.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
-    return "\n".join(old), "\n".join(new)
+    """(original, mutated) non-blank lines of a mutant's diff, stripped."""
+    def side(mark: str) -> str:
+        lines = (ln[1:].strip() for ln in diff.splitlines() if ln.startswith(mark) and not ln.startswith(mark * 3))
+        return "\n".join(ln for ln in lines if ln)
+
+    return side("-"), side("+")
 
 
 def equivalence(m: Mutant, known: list[dict[str, str]]) -> str | None:

@@ -169,6 +169,16 @@ def test_normalize_prefix_is_the_prefix_of_normalize(text: str, kind: str, limit
     assert normalize_prefix(text, kind, limit) == (full[:limit], len(full) > limit)  # type: ignore[arg-type]
 
 
+def test_normalize_prefix_counts_the_joins_between_lines() -> None:
+    # Exactly at the limit nothing is cut; one character more and the cut shows.
+    assert normalize_prefix("a\nb", "code", 3) == ("a\nb", False)
+    assert normalize_prefix("a\nb\nc", "code", 3) == ("a\nb", True)
+    assert normalize_prefix("a\nb", "prose", 3) == ("a b", False)
+    assert normalize_prefix("北\n京", "prose", 2) == ("北京", False)  # no space at a CJK join
+    assert normalize_prefix("a | b\n\nc", "table", 7) == ("a | b\nc", False)
+    assert normalize_prefix("anything", "prose", None) == ("anything", False)
+
+
 def _old_table_normalize(text: str) -> str:
     """The table normalisation before the caps (version 1), kept as the specification."""
     text = unicodedata.normalize("NFKC", text).replace("\r\n", "\n").replace("\r", "\n")

@@ -1,6 +1,7 @@
 """Text metrics, with values worked out by hand."""
 
 import pytest
+import sacrebleu
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -131,8 +132,6 @@ def test_bleu_of_an_empty_reference_is_one_only_for_an_empty_prediction() -> Non
 
 
 def test_bleu_of_a_partial_match_is_sacrebleus_sentence_score() -> None:
-    import sacrebleu
-
     pred, ref = "the cat sat on a mat today", "the cat sat on the mat"
     want = sacrebleu.sentence_bleu(pred, [ref]).score / 100
     assert 0.0 < want < 1.0 and bleu(pred, ref, "en") == pytest.approx(want)
@@ -150,3 +149,14 @@ def test_text_scores_report_no_truncation_for_a_normal_answer() -> None:
     assert scores["truncated"] is False and scores["truncation"] == ""
     # "hello world" vs "hello there world": 6 insertions over 17 characters.
     assert scores["ned"] == pytest.approx(6 / 17)
+
+
+def test_the_signature_names_every_choice_behind_the_numbers() -> None:
+    # The docstring's example, exactly: a change to any choice must show in the rows.
+    assert signature("prose", "zh") == (
+        "text-v2|norm:nfkc+eol+rstrip+noblank+squash+unwrap+cjkspace|ned:lev/maxlen|"
+        f"bleu:sacrebleu{sacrebleu.__version__}/tok=zh/smooth=exp/eff/scale=1|"
+        "rouge-l:lcs-f1/tok=cjkchar+word+punct|"
+        "cap:raw16x+16000/text4x+1000/nodes4x+16/cell4x+64"
+    )
+    assert signature("table", "en").split("|")[1] == "norm:table2text+nfkc+eol+rstrip+noblank+squash+pipes"

@@ -160,3 +160,11 @@ def test_the_signature_names_every_choice_behind_the_numbers() -> None:
         "cap:raw16x+16000/text4x+1000/nodes4x+16/cell4x+64"
     )
     assert signature("table", "en").split("|")[1] == "norm:table2text+nfkc+eol+rstrip+noblank+squash+pipes"
+
+
+def test_unwrapping_drops_the_join_space_when_either_side_is_cjk() -> None:
+    assert normalize("English\n中文\nmore", "prose") == "English中文more"
+    # The previous line decides (not an earlier one): "北" then "b" joins without a
+    # space, "b" then "c" with one.
+    assert normalize("北\nb\nc", "prose") == "北b c"
+    assert normalize("a\nb", "prose") == "a b"

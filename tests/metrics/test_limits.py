@@ -22,7 +22,7 @@ from rapidfuzz.distance import Levenshtein
 
 from shredfold.metrics import limits
 from shredfold.metrics.tables import CELL_SEP, Cell, Table, find_table, table_text
-from shredfold.metrics.teds import table_nodes, table_scores, teds, truncate_table
+from shredfold.metrics.teds import table_html_size, table_nodes, table_scores, teds, truncate_table
 from shredfold.metrics.text import ned, normalize, normalize_prefix, text_scores
 
 BUILTIN = Path(__file__).resolve().parents[2] / "src" / "shredfold" / "corpus" / "builtin"
@@ -230,3 +230,19 @@ def test_an_over_long_table_scores_as_its_truncated_table() -> None:
     # TED >= the size difference, so TEDS <= |T_ref| / |T_pred| < 1/4.
     assert scores["teds_s"] <= table_nodes(ref) / cap < 0.25
     assert table_text(kept) == "\n".join(f"r{i} | x" for i in range(len(kept.body)))
+
+
+def test_table_html_size_is_the_length_of_the_compact_html() -> None:
+    head = (Cell("Name"), Cell("Qty"))
+    body = ((Cell("apple"), Cell("3")), (Cell("pear", colspan=10), ), (Cell("x", rowspan=10, colspan=10),))
+    html = (
+        "<table><thead><tr><td>Name</td><td>Qty</td></tr></thead><tbody>"
+        "<tr><td>apple</td><td>3</td></tr>"
+        '<tr><td colspan="10">pear</td></tr>'
+        '<tr><td colspan="10" rowspan="10">x</td></tr>'
+        "</tbody></table>"
+    )
+    assert table_html_size(Table(head=(head,), body=body)) == len(html)
+    assert table_html_size(Table(head=(), body=())) == len("<table></table>")
+    # The TEDS raw cap is relative to it: 16 x that + 16000.
+    assert limits.raw_cap(len(html)) == 16 * len(html) + 16_000

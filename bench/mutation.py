@@ -148,6 +148,7 @@ class Mutant:
     outcome: str  # killed | survived | timeout | incompetent | no-test
     diff: str = ""
     equivalent: str | None = None  # the reason, when listed as equivalent
+    carried: bool = False  # killed in the --resume report, not run again
 
 
 @dataclass
@@ -285,8 +286,61 @@ class StaticEquivalence:
         return None
 
 
+def previous_survivors(path: Path) -> dict[str, set[tuple[str, str, str]]]:
+    """Per module of an earlier report (its text or its JSON): (operator, original, mutated)
+    of each survivor. Every other mutant of those modules was killed then."""
+    out: dict[str, set[tuple[str, str, str]]] = {}
+    if path.suffix == ".json":
+        for r in json.loads(path.read_text(encoding="utf-8")):
+            out[r["module"]] = {
+                (m["operator"], *changed_lines(m["diff"])) for m in r["mutants"] if m["outcome"] == "survived"
+            }
+        return out
+    section, entry = None, None
+    old: list[str] = []
+    new: list[str] = []
+
+    def close() -> None:
+        if section is not None and entry is not None:
+            out[section].add((entry, "\n".join(old), "\n".join(new)))
+
+    in_table = False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("module "):
+            in_table = True
+        elif in_table and line.strip():
+            out.setdefault(line.split()[0], set())
+        elif in_table:
+            in_table = False
+        if m := re.match(r"^## (\S+): survivors", line):
+            close()
+            section, entry = m.group(1), None
+        elif section and (m := re.match(r"^\S+:\d+ (\S+)", line)):
+            close()
+            entry, old, new = m.group(1), [], []
+        elif section and line.startswith("    - ") and line[6:].strip():
+            old.append(line[6:].strip())
+        elif section and line.startswith("    + ") and line[6:].strip():
+            new.append(line[6:].strip())
+    close()
+    return out
+
+
+def _mutant_lines(code: str, operator: str, occurrence: int) -> tuple[str, str]:
+    import difflib
+
+    import cosmic_ray.plugins
+    from cosmic_ray.mutating import mutate_code
+
+    mutated = mutate_code(code, cosmic_ray.plugins.get_operator(operator)(), occurrence)
+    if mutated is None:
+        return "", ""
+    return changed_lines("\n".join(difflib.unified_diff(code.split("\n"), mutated.split("\n"), lineterm="")))
+
+
 def run_module(
-    name: str, work: Path, *, timeout: float | None, sample: int | None, verbose: bool
+    name: str, work: Path, *, timeout: float | None, sample: int | None, verbose: bool,
+    resume: dict[str, set[tuple[str, str, str]]] | None = None,
 ) -> ModuleReport | None:
     from cosmic_ray.commands import init
     from cosmic_ray.mutating import mutate_and_test
@@ -332,8 +386,16 @@ def run_module(
     print(f"{name}: {len(items)} mutants ({report.skipped} equivalent by construction, not run), "
           f"tests {' '.join(tests)} "
           f"(baseline {baseline:.1f} s, timeout {limit:.0f} s)", file=sys.stderr, flush=True)
+    code = source.read_text(encoding="utf-8")
+    survivors = (resume or {}).get(name)
     for i, item in enumerate(items, 1):
         spec = item.mutations[0]
+        if survivors is not None:
+            old, new = _mutant_lines(code, spec.operator_name, spec.occurrence)
+            if (spec.operator_name, old, new) not in survivors:
+                diff = "\n".join(f"-{ln}" for ln in old.splitlines()) + "\n" + "\n".join(f"+{ln}" for ln in new.splitlines())
+                report.mutants.append(Mutant(name, target.source, spec.start_pos[0], spec.operator_name, "killed", diff, carried=True))
+                continue
         result = mutate_and_test(item.mutations, command, limit)
         if result.worker_outcome == WorkerOutcome.NO_TEST:
             outcome = "no-test"
@@ -358,7 +420,9 @@ def render(reports: list[ModuleReport]) -> str:
     def pct(x: float | None) -> str:
         return "-" if x is None else f"{100 * x:.0f}%"
 
-    lines = [
+    carried = sum(m.carried for r in reports for m in r.mutants)
+    lines = [f"({carried} killed mutants carried over from the --resume report)"] if carried else []
+    lines += [
         f"{'module':16} {'mutants':>7} {'killed':>6} {'timeout':>7} {'survived':>8} {'equiv':>5} "
         f"{'other':>5} {'killed%':>7} {'w/o equiv':>9} {'not run':>7}"
     ]
@@ -391,6 +455,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sample", type=int, help="test only this many mutants per module (seeded)")
     ap.add_argument("--json", type=Path, help="also write the full report (diffs included) here")
     ap.add_argument("--verbose", action="store_true", help="print every mutant's outcome")
+    ap.add_argument(
+        "--resume", type=Path,
+        help="an earlier report (text or JSON) of the same sources: its killed mutants are "
+        "counted as killed without running (tests only ever get stronger), its survivors rerun",
+    )
     args = ap.parse_args(argv)
 
     if args.list or not args.modules:
@@ -405,6 +474,7 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"unknown module {arg!r}; see --list")
         names += [n for n in GROUPS.get(arg, (arg,)) if n not in names]
 
+    resume = previous_survivors(args.resume) if args.resume else None
     reports = []
     with tempfile.TemporaryDirectory(prefix="shredfold-mutation-") as tmp:
         work = Path(tmp) / ROOT.name
@@ -412,7 +482,9 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["PYTHONPATH"] = str(work / "src")
         os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
         for name in names:
-            report = run_module(name, work, timeout=args.timeout, sample=args.sample, verbose=args.verbose)
+            report = run_module(
+                name, work, timeout=args.timeout, sample=args.sample, verbose=args.verbose, resume=resume
+            )
             if report is None:
                 continue
             reports.append(report)

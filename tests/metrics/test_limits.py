@@ -246,3 +246,17 @@ def test_table_html_size_is_the_length_of_the_compact_html() -> None:
     assert table_html_size(Table(head=(), body=())) == len("<table></table>")
     # The TEDS raw cap is relative to it: 16 x that + 16000.
     assert limits.raw_cap(len(html)) == 16 * len(html) + 16_000
+
+
+def test_truncate_table_at_the_edges_of_its_budget() -> None:
+    row = (Cell("a"), Cell("b"), Cell("c"))
+    table = Table(head=(row,), body=(row, row))
+    # 8 nodes: table, thead, tr + 3 td (6), tbody (7), and one row node with no cells.
+    assert truncate_table(table, 8, 100)[0] == Table(head=(row,), body=((),))
+    # 3 nodes: the table, the head and its row, without cells; the body gets nothing.
+    assert truncate_table(table, 3, 100)[0] == Table(head=((),), body=())
+    # 2 nodes: a section is only opened when a row fits too.
+    assert truncate_table(table, 2, 100)[0] == Table(head=(), body=())
+    # A cell exactly at the cell cap is not cut.
+    exact = Table(head=(), body=((Cell("x" * 8),),))
+    assert truncate_table(exact, 100, 8) == (exact, "")

@@ -180,11 +180,17 @@ def tree_files(root: Path) -> list[str]:
     return [p for p in out.split("\0") if p and (root / p).is_file()]
 
 
-def copy_tree(root: Path, dest: Path) -> None:
-    for rel in tree_files(root):
-        target = dest / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(root / rel, target)
+def copy_tree(root: Path, dest: Path, rev: str | None = None) -> None:
+    """The working tree (or the commit ``rev``) into ``dest``."""
+    if rev is not None:
+        dest.mkdir(parents=True)
+        archive = subprocess.run(["git", "archive", rev], cwd=root, check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    else:
+        for rel in tree_files(root):
+            target = dest / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(root / rel, target)
     # Tests find the reference data at ../shared beside the checkout.
     shared = root.parent / "shared"
     if shared.exists():
@@ -455,6 +461,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sample", type=int, help="test only this many mutants per module (seeded)")
     ap.add_argument("--json", type=Path, help="also write the full report (diffs included) here")
     ap.add_argument("--verbose", action="store_true", help="print every mutant's outcome")
+    ap.add_argument("--rev", help="mutate this commit's tree instead of the working tree")
     ap.add_argument(
         "--resume", type=Path,
         help="an earlier report (text or JSON) of the same sources: its killed mutants are "
@@ -474,13 +481,18 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"unknown module {arg!r}; see --list")
         names += [n for n in GROUPS.get(arg, (arg,)) if n not in names]
 
-    resume = previous_survivors(args.resume) if args.resume else None
+    resume = previous_survivors(args.resume.resolve()) if args.resume else None
+    if args.json:
+        args.json = args.json.resolve()
     reports = []
     with tempfile.TemporaryDirectory(prefix="shredfold-mutation-") as tmp:
         work = Path(tmp) / ROOT.name
-        copy_tree(ROOT, work)
+        copy_tree(ROOT, work, args.rev)
         os.environ["PYTHONPATH"] = str(work / "src")
         os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+        # cosmic-ray runs the test command in the current folder: it must be the copy, so
+        # that the copy's tests (not the worktree's) run against the mutated copy.
+        os.chdir(work)
         for name in names:
             report = run_module(
                 name, work, timeout=args.timeout, sample=args.sample, verbose=args.verbose, resume=resume

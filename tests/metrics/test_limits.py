@@ -260,3 +260,11 @@ def test_truncate_table_at_the_edges_of_its_budget() -> None:
     # A cell exactly at the cell cap is not cut.
     exact = Table(head=(), body=((Cell("x" * 8),),))
     assert truncate_table(exact, 100, 8) == (exact, "")
+
+
+def test_truncate_table_spends_nothing_on_an_empty_head() -> None:
+    row = (Cell("a"), Cell("b"), Cell("c"))
+    # 5 nodes: table, tbody, tr and two of its cells; no thead node for an empty head.
+    assert truncate_table(Table(head=(), body=(row,)), 5, 100)[0] == Table(
+        head=(), body=((Cell("a"), Cell("b")),)
+    )

@@ -244,6 +244,11 @@ def test_table_html_size_is_the_length_of_the_compact_html() -> None:
     )
     assert table_html_size(Table(head=(head,), body=body)) == len(html)
     assert table_html_size(Table(head=(), body=())) == len("<table></table>")
+    # Every span attribute counts 13 characters, what a two-digit span takes: one more
+    # than ' colspan="2"'.
+    two = Table(head=(), body=((Cell("p", colspan=2), Cell("q", rowspan=2)),))
+    html = '<table><tbody><tr><td colspan="2">p</td><td rowspan="2">q</td></tr></tbody></table>'
+    assert table_html_size(two) == len(html) + 2
     # The TEDS raw cap is relative to it: 16 x that + 16000.
     assert limits.raw_cap(len(html)) == 16 * len(html) + 16_000
 
@@ -268,3 +273,31 @@ def test_truncate_table_spends_nothing_on_an_empty_head() -> None:
     assert truncate_table(Table(head=(), body=(row,)), 5, 100)[0] == Table(
         head=(), body=((Cell("a"), Cell("b")),)
     )
+
+
+def test_table_scores_gives_teds_s_without_the_cell_text() -> None:
+    pred = TABLE_HTML.replace(">412<", ">999<")
+    s = table_scores(pred, TABLE_HTML)
+    assert s["teds_s"] == 1.0 and s["teds"] < 1.0
+    assert s["teds"] == teds(pred, TABLE_HTML)
+
+
+def test_teds_is_clamped_at_zero_when_the_edit_distance_exceeds_both_trees() -> None:
+    # 11 nodes each; apted's distance between them is 12 (spans and sections all differ),
+    # so 1 - TED / max(|T|) would be -1/11.
+    pred = (
+        '<table><tr><td colspan="2" rowspan="3"></td><td rowspan="3">bb</td><td></td></tr>'
+        '<tr><td colspan="2"></td><td colspan="2"></td><td>bb</td><td rowspan="3"></td></tr></table>'
+    )
+    ref = (
+        '<table><thead><tr><td colspan="2">a</td><td>a</td><td colspan="2">bb</td>'
+        '<td colspan="2">bb</td></tr><tr></tr></thead><tbody><tr></tr><tr></tr></tbody></table>'
+    )
+    assert table_nodes(find_table(pred)) == table_nodes(find_table(ref)) == 11
+    assert teds(pred, ref) == 0.0
+
+
+def test_an_empty_reference_table_still_caps_cells_at_64_characters() -> None:
+    s = table_scores("<table><tr><td>" + "x" * 70 + "</td></tr></table>", "<table></table>")
+    # No reference cell: the cap is 4 x 0 + 64.
+    assert s["truncation"] == "1 table cell(s) cut to 64 characters"

@@ -301,3 +301,18 @@ def test_an_empty_reference_table_still_caps_cells_at_64_characters() -> None:
     s = table_scores("<table><tr><td>" + "x" * 70 + "</td></tr></table>", "<table></table>")
     # No reference cell: the cap is 4 x 0 + 64.
     assert s["truncation"] == "1 table cell(s) cut to 64 characters"
+
+
+def test_the_cap_helpers_by_hand() -> None:
+    assert limits.cell_cap(10) == 104 and limits.cell_cap(0) == 64
+    assert limits.text_cap(10) == 1040 and limits.node_cap(10) == 56
+    assert limits.cut("abc", 3, "x") == ("abc", "")
+    assert limits.cut("abcd", 3, "x") == ("abc", "x cut to 3 of 4 characters")
+    assert limits.join_notes("", "a", "", "b") == "a; b"
+
+
+def test_the_parser_reads_exactly_one_million_characters() -> None:
+    from shredfold.prompts.shred import read_answer
+
+    assert read_answer("x" * 1_000_000, "prose")[1] == ""
+    assert read_answer("x" * 1_000_001, "prose")[1] == "answer cut to 1000000 of 1000001 characters"

@@ -84,3 +84,19 @@ def test_tables_are_values() -> None:
         t.head = ()  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
         Cell("a").text = "b"  # type: ignore[misc]
+
+
+def test_markdown_rows_split_on_unescaped_pipes_only() -> None:
+    t = parse_markdown(["| a | b \\|", "|---|---|", "x | y"])
+    assert [[c.text for c in r] for r in t.rows] == [["a", "b |"], ["x", "y"]]
+    t = parse_markdown(["a|b|", "-|-", "**1**|`2`<br>3"])
+    assert [[c.text for c in r] for r in t.rows] == [["a", "b"], ["1", "2 3"]]
+
+
+def test_html_wins_a_tie_and_a_tag_that_only_looks_like_a_table_falls_back() -> None:
+    # Both "tables" start at offset 0: the HTML one is taken.
+    t = find_table("<table><tr><td>a|b</td></tr></table>\n|---|---|")
+    assert cells(t) == [[("a|b", 1, 1)]]
+    # "<table-of-contents>" matches <table\b but holds no <table> element: Markdown wins.
+    t = find_table("<table-of-contents>\n| a |\n|---|\n| 1 |")
+    assert cells(t) == [[("a", 1, 1)], [("1", 1, 1)]]

@@ -100,3 +100,9 @@ def test_html_wins_a_tie_and_a_tag_that_only_looks_like_a_table_falls_back() -> 
     # "<table-of-contents>" matches <table\b but holds no <table> element: Markdown wins.
     t = find_table("<table-of-contents>\n| a |\n|---|\n| 1 |")
     assert cells(t) == [[("a", 1, 1)], [("1", 1, 1)]]
+
+
+def test_a_markdown_table_may_have_a_head_and_no_body() -> None:
+    t = parse_markdown(["| a | b |", "|---|---|"])
+    assert [[c.text for c in r] for r in t.head] == [["a", "b"]] and t.body == ()
+    assert cells(find_table("| a |\n|---|")) == [[("a", 1, 1)]]

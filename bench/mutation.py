@@ -332,15 +332,20 @@ def previous_survivors(path: Path) -> dict[str, set[tuple[str, str, str]]]:
     return out
 
 
-def _mutant_lines(code: str, operator: str, occurrence: int) -> tuple[str, str]:
+def _mutant_lines(code: str, operator: str, occurrence: int) -> tuple[str, str] | None:
+    """(original, mutated) lines of one mutant, or None when cosmic-ray cannot make it here
+    (its own run then reports the mutant as incompetent)."""
     import difflib
 
     import cosmic_ray.plugins
     from cosmic_ray.mutating import mutate_code
 
-    mutated = mutate_code(code, cosmic_ray.plugins.get_operator(operator)(), occurrence)
+    try:
+        mutated = mutate_code(code, cosmic_ray.plugins.get_operator(operator)(), occurrence)
+    except Exception:  # noqa: BLE001 - cosmic-ray's operators fail on some syntax
+        return None
     if mutated is None:
-        return "", ""
+        return None
     return changed_lines("\n".join(difflib.unified_diff(code.split("\n"), mutated.split("\n"), lineterm="")))
 
 
@@ -396,8 +401,9 @@ def run_module(
     survivors = (resume or {}).get(name)
     for i, item in enumerate(items, 1):
         spec = item.mutations[0]
-        if survivors is not None:
-            old, new = _mutant_lines(code, spec.operator_name, spec.occurrence)
+        lines = _mutant_lines(code, spec.operator_name, spec.occurrence) if survivors is not None else None
+        if survivors is not None and lines is not None:
+            old, new = lines
             if (spec.operator_name, old, new) not in survivors:
                 diff = "\n".join(f"-{ln}" for ln in old.splitlines()) + "\n" + "\n".join(f"+{ln}" for ln in new.splitlines())
                 report.mutants.append(Mutant(name, target.source, spec.start_pos[0], spec.operator_name, "killed", diff, carried=True))

@@ -167,3 +167,30 @@ def test_translations_of_a_shape_off_the_centre_score_one(dy: int, dx: int) -> N
     cut = np.roll(target, 20, axis=1)
     cut[:, :20] = False
     assert aligned_iou(cut, target) < 1.0
+
+
+@pytest.mark.parametrize(
+    "bounds,shape,rows,cols",
+    [
+        # x spans 4 units, y 2: one pixel per unit; the 2 x 2 box covers pixel corners
+        # 0..2 (PIL fills the outline inclusive): columns 0-2, rows 1-3 (y up).
+        ((-1.0, 0.0, 3.0, 2.0), (-1, 0, 1, 2), slice(1, 4), slice(0, 3)),
+        # y spans 4 units, x 2: the same box moved, on the other axis.
+        ((0.0, -1.0, 2.0, 3.0), (0, -1, 2, 1), slice(2, 4), slice(1, 4)),
+    ],
+)
+def test_rasterize_scales_by_the_longer_side_of_off_origin_bounds(bounds, shape, rows, cols) -> None:
+    want = np.zeros((4, 4), bool)
+    want[rows, cols] = True
+    assert np.array_equal(rasterize(box(*shape), 4, bounds), want)
+
+
+def test_the_best_symmetry_is_found_even_after_an_orientation_with_no_overlap() -> None:
+    # Two pixels on a diagonal against two on the other diagonal, centroids aligned: as
+    # given they share nothing (IoU 0), a quarter turn makes them equal.
+    pred = np.zeros((SIZE, SIZE), bool)
+    target = np.zeros((SIZE, SIZE), bool)
+    pred[20, 20] = pred[22, 22] = True
+    target[20, 22] = target[22, 20] = True
+    assert iou(pred, target) == 0.0
+    assert aligned_iou(pred, target) == 1.0

@@ -51,8 +51,10 @@ class Table:
 CELL_SEP = " | "
 
 _HTML_TABLE = re.compile(r"<table\b.*?(?:</table\s*>|\Z)", re.IGNORECASE | re.DOTALL)
-# A Markdown delimiter row: |---|:--:|---: with optional outer pipes.
-_MD_DELIM = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+# A Markdown delimiter row: |---|:--:|---: with optional outer pipes. Possessive
+# quantifiers: no token after a whitespace run can take whitespace, so giving it back never
+# helps a match, and without them a long run of spaces makes a failed match quadratic.
+_MD_DELIM = re.compile(r"^\s*+\|?\s*+:?-++:?\s*+(?:\|\s*+:?-++:?\s*+)*+\|?\s*+$")
 _WS = re.compile(r"\s+")
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
 # Emphasis and code markers models like to put in cells; they are formatting, not text.

@@ -54,7 +54,9 @@ def test_table_is_found_inside_prose_and_code_fences() -> None:
     answer = f"Here is the table I read:\n\n```markdown\n{MARKDOWN}\n```\n\nHope this helps."
     assert teds(answer, REF) == 1.0
     html_answer = f"Sure!\n```html\n{REF}\n```"
-    assert table_scores(html_answer, REF) == {"teds": 1.0, "teds_s": 1.0}
+    assert table_scores(html_answer, REF) == {
+        "teds": 1.0, "teds_s": 1.0, "truncated": False, "truncation": ""
+    }
 
 
 def test_html_variants_are_canonicalised() -> None:
@@ -89,3 +91,40 @@ def test_markdown_escaped_pipes_and_inline_markup() -> None:
     assert table is not None
     assert [c.text for c in table.head[0]] == ["op", "meaning"]
     assert [c.text for c in table.body[0]] == ["a | b", "or"]
+
+
+def test_rowspan_is_part_of_the_structure() -> None:
+    ref = "<table><tr><td rowspan='2'>x</td><td>a</td></tr><tr><td>b</td></tr></table>"
+    pred = "<table><tr><td>x</td><td>a</td></tr><tr><td>b</td></tr></table>"
+    # table, tbody, tr, td, td, tr, td = 7 nodes; the rowspan differs -> one rename: 1 - 1/7.
+    assert teds_s(pred, ref) == pytest.approx(1 - 1 / 7)
+    assert teds(pred, ref) == pytest.approx(1 - 1 / 7)
+    assert teds_s(ref, ref) == 1.0
+
+
+def test_teds_divides_by_the_larger_tree() -> None:
+    one = "<table><tr><td>a</td></tr></table>"
+    three = "<table><tr><td>a</td></tr><tr><td>b</td></tr><tr><td>c</td></tr></table>"
+    # one: table, tbody, tr, td = 4 nodes; three: table, tbody, 3 x (tr, td) = 8 nodes.
+    # The cheapest edit deletes the rows "b" and "c" (2 nodes each): TED = 4, and
+    # TEDS = 1 - 4 / max(8, 4) = 0.5 in both directions (dividing by the reference's
+    # 4 nodes would give 0 for three rows against one).
+    assert teds(three, one) == pytest.approx(0.5)
+    assert teds(one, three) == pytest.approx(0.5)
+    assert teds_s(three, one) == teds_s(one, three) == pytest.approx(0.5)
+
+
+def test_a_cell_text_edit_costs_its_normalised_levenshtein() -> None:
+    ref = "<table><tr><td>abcd</td><td>x</td></tr></table>"
+    pred = "<table><tr><td>abXY</td><td>x</td></tr></table>"
+    # 5 nodes; rename "abcd" -> "abXY" costs 2/4.
+    assert teds(pred, ref) == pytest.approx(1 - 0.5 / 5)
+    # A head cell and a body cell with the same text are different nodes (thead vs tbody).
+    head = "<table><thead><tr><th>x</th></tr></thead></table>"
+    body = "<table><tbody><tr><td>x</td></tr></tbody></table>"
+    assert teds(head, body) == pytest.approx(1 - 1 / 4)  # rename thead -> tbody
+
+
+def test_an_empty_table_against_a_table() -> None:
+    # "<table></table>": 1 node; REF: 12 nodes; TED = 11 insertions -> 1 - 11/12.
+    assert teds("<table></table>", REF) == pytest.approx(1 / 12)

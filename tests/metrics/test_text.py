@@ -1,6 +1,9 @@
 """Text metrics, with values worked out by hand."""
 
 import pytest
+import sacrebleu
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shredfold.metrics.text import bleu, ned, normalize, rouge_l, signature, text_scores, tokenize
 
@@ -96,3 +99,72 @@ def test_unknown_kind_is_rejected() -> None:
         normalize("x", "poem")  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         signature("poem", "en")  # type: ignore[arg-type]
+
+
+def test_a_lone_carriage_return_ends_a_line() -> None:
+    # Old Mac line endings: "one\rtwo" is two lines, unwrapped to "one two" in prose.
+    assert ned("one\rtwo", "one two", "prose") == 0.0
+    assert normalize("a\rb\r\nc", "code") == "a\nb\nc"
+    assert normalize("a | b\r1 | 2", "table") == "a | b\n1 | 2"
+
+
+_LINE = st.text(alphabet=st.sampled_from("ab |\t北，"), max_size=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lines=st.lists(_LINE, max_size=8),
+    endings=st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=8, max_size=8),
+    kind=st.sampled_from(["prose", "code", "table"]),
+)
+def test_ned_is_invariant_under_every_line_ending_convention(lines, endings, kind) -> None:
+    unix = "\n".join(lines)
+    mixed = "".join(line + end for line, end in zip(lines, endings, strict=False))
+    assert normalize(mixed, kind) == normalize(unix, kind)
+    assert ned(mixed, unix, kind) == 0.0
+    assert ned(mixed, "ab 北", kind) == ned(unix, "ab 北", kind)
+
+
+def test_bleu_of_an_empty_reference_is_one_only_for_an_empty_prediction() -> None:
+    assert bleu("", "", "en") == 1.0
+    assert bleu("words", "", "en") == 0.0
+    assert bleu("", "   \n ", "en") == 1.0  # blank lines normalise to nothing
+
+
+def test_bleu_of_a_partial_match_is_sacrebleus_sentence_score() -> None:
+    pred, ref = "the cat sat on a mat today", "the cat sat on the mat"
+    want = sacrebleu.sentence_bleu(pred, [ref]).score / 100
+    assert 0.0 < want < 1.0 and bleu(pred, ref, "en") == pytest.approx(want)
+
+
+def test_rouge_l_when_only_one_side_is_empty() -> None:
+    assert rouge_l("", "abc", "en") == 0.0
+    assert rouge_l("abc", "", "en") == 0.0
+    # One common token out of 1 and 3: P = 1, R = 1/3, F1 = 2 * 1/3 / (4/3) = 1/2.
+    assert rouge_l("x", "x y z", "en") == pytest.approx(0.5)
+
+
+def test_text_scores_report_no_truncation_for_a_normal_answer() -> None:
+    scores = text_scores("hello world", "hello there world", "prose", "en")
+    assert scores["truncated"] is False and scores["truncation"] == ""
+    # "hello world" vs "hello there world": 6 insertions over 17 characters.
+    assert scores["ned"] == pytest.approx(6 / 17)
+
+
+def test_the_signature_names_every_choice_behind_the_numbers() -> None:
+    # The docstring's example, exactly: a change to any choice must show in the rows.
+    assert signature("prose", "zh") == (
+        "text-v2|norm:nfkc+eol+rstrip+noblank+squash+unwrap+cjkspace|ned:lev/maxlen|"
+        f"bleu:sacrebleu{sacrebleu.__version__}/tok=zh/smooth=exp/eff/scale=1|"
+        "rouge-l:lcs-f1/tok=cjkchar+word+punct|"
+        "cap:raw16x+16000/text4x+1000/nodes4x+16/cell4x+64"
+    )
+    assert signature("table", "en").split("|")[1] == "norm:table2text+nfkc+eol+rstrip+noblank+squash+pipes"
+
+
+def test_unwrapping_drops_the_join_space_when_either_side_is_cjk() -> None:
+    assert normalize("English\n中文\nmore", "prose") == "English中文more"
+    # The previous line decides (not an earlier one): "北" then "b" joins without a
+    # space, "b" then "c" with one.
+    assert normalize("北\nb\nc", "prose") == "北b c"
+    assert normalize("a\nb", "prose") == "a b"

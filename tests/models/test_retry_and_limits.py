@@ -114,3 +114,84 @@ def test_parallel_jobs_split_the_quota() -> None:
     for _ in range(4):
         limiter.before(0)
     assert clock.now == pytest.approx(6.0)  # 30 a minute each: one every 2 s after the first
+
+
+def test_a_retry_after_above_the_backoff_cap_is_still_honoured_in_full() -> None:
+    # The backoff cap (30 s) bounds our own exponential waits, not what a server asks for:
+    # a 45 s Retry-After (below the 120 s give-up limit) is waited in full.
+    clock = FakeClock()
+    attempt, calls = failing([RetryableError("HTTP 429", status=429, retry_after=45.0)])
+    policy = RetryPolicy(cap_s=30.0, max_retry_after_s=120.0)
+    assert call_with_retries(attempt, policy, sleep=clock.sleep, rng=random.Random(3)) == "ok"
+    assert len(calls) == 2 and 45.0 <= clock.sleeps[0] <= 49.5
+
+
+def test_retry_after_sets_the_wait_exactly_plus_seeded_jitter() -> None:
+    # Jitter is uniform in [0, 10 %] of the server's wait, drawn from the injected generator.
+    clock = FakeClock()
+    attempt, _ = failing([RetryableError("HTTP 503", status=503, retry_after=20.0)])
+    call_with_retries(attempt, RetryPolicy(), sleep=clock.sleep, rng=random.Random(7))
+    assert clock.sleeps == [20.0 + random.Random(7).uniform(0.0, 2.0)]
+
+
+def test_without_retry_after_the_wait_is_the_policy_backoff() -> None:
+    clock = FakeClock()
+    attempt, _ = failing([RetryableError("HTTP 500"), RetryableError("HTTP 500")])
+    policy = RetryPolicy(base_s=1.0, cap_s=30.0)
+    retries: list[tuple[int, float]] = []
+    call_with_retries(
+        attempt, policy, sleep=clock.sleep, rng=random.Random(5),
+        on_retry=lambda n, exc, wait: retries.append((n, wait)),
+    )
+    rng = random.Random(5)
+    want = [rng.uniform(0.0, 1.0), rng.uniform(0.0, 2.0)]  # base * 2^attempt, attempts 0, 1
+    assert clock.sleeps == want and retries == [(1, want[0]), (2, want[1])]
+
+
+def test_a_retry_after_at_the_give_up_limit_is_still_waited() -> None:
+    clock = FakeClock()
+    attempt, calls = failing([RetryableError("HTTP 429", status=429, retry_after=120.0)])
+    call_with_retries(attempt, RetryPolicy(max_retry_after_s=120.0), sleep=clock.sleep)
+    assert len(calls) == 2 and clock.sleeps[0] >= 120.0
+
+
+def test_the_default_policy() -> None:
+    # Five attempts, waits of at most 0.5 s * 2^attempt capped at 30 s, a Retry-After of up
+    # to 120 s honoured and one beyond it given up on.
+    attempt, calls = failing([RetryableError(f"HTTP 503 #{i}", status=503) for i in range(9)])
+    with pytest.raises(ModelCallError, match="after 5 attempt"):
+        call_with_retries(attempt, RetryPolicy(), sleep=FakeClock().sleep)
+    assert len(calls) == 5
+    rng = random.Random(1)
+    assert max(RetryPolicy().backoff(0, rng) for _ in range(300)) == pytest.approx(0.5, abs=0.01)
+    assert max(RetryPolicy().backoff(10, rng) for _ in range(300)) == pytest.approx(30.0, abs=0.5)
+    assert min(RetryPolicy().backoff(10, rng) for _ in range(300)) < 1.0  # from 0, not from 1
+    clock = FakeClock()
+    attempt, calls = failing([RetryableError("HTTP 429", status=429, retry_after=120.0)])
+    call_with_retries(attempt, RetryPolicy(), sleep=clock.sleep)
+    assert len(calls) == 2 and clock.sleeps[0] >= 120.0
+    attempt, calls = failing([RetryableError("HTTP 429", status=429, retry_after=120.5)])
+    with pytest.raises(ModelCallError):
+        call_with_retries(attempt, RetryPolicy(), sleep=FakeClock().sleep)
+    assert len(calls) == 1
+
+
+def test_a_policy_cannot_be_changed_after_it_is_made() -> None:
+    import dataclasses
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        RetryPolicy().max_attempts = 50  # type: ignore[misc]
+
+
+def test_which_statuses_are_worth_another_try() -> None:
+    from shredfold.models.retry import TRANSIENT_STATUS
+
+    # Timeouts, conflicts, "too early", rate limits and gateway/server faults (Cloudflare's
+    # 52x and Anthropic's 529 overload included) are transient; client errors and
+    # "not implemented" / "version not supported" are not.
+    assert {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529} == TRANSIENT_STATUS
+
+
+def test_a_negative_retry_after_means_now() -> None:
+    assert parse_retry_after("-5") == 0.0
+    assert parse_retry_after("0") == 0.0

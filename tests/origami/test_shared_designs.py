@@ -16,7 +16,6 @@ import pytest
 
 from shredfold.origami import CreasePattern, read_fold, solve_layers
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "flat-folder"
 LIMIT = 10000  # the limit reference.csv was made with
 PER_DESIGN_SECONDS = 10.0
 OVERALL_SECONDS = 240.0
@@ -27,14 +26,16 @@ MAX_VARIABLES = 100_000
 # more faces (same folded states); the shared file is the newer one
 NEWER_FILE = {"054_tanakaoripa_Hexagon.fold"}
 
-pytestmark = pytest.mark.skipif(
-    not (SHARED / "reference.csv").exists(),
-    reason=f"shared Flat-Folder designs not found at {SHARED}",
-)
+@pytest.fixture
+def designs_dir(shared_dir: Path) -> Path:
+    folder = shared_dir / "flat-folder"
+    if not (folder / "reference.csv").is_file():
+        pytest.skip(f"shared Flat-Folder designs not found at {folder}")
+    return folder
 
 
-def _reference() -> dict[str, dict[str, str]]:
-    with (SHARED / "reference.csv").open() as fh:
+def _reference(folder: Path) -> dict[str, dict[str, str]]:
+    with (folder / "reference.csv").open() as fh:
         return {row["file"]: row for row in csv.DictReader(fh)}
 
 
@@ -53,9 +54,9 @@ QUICK = [
 
 
 @pytest.mark.parametrize("name", QUICK)
-def test_small_designs_match_flat_folder(name):
-    ref = _reference()[name]
-    cp = _load(SHARED / "instagram" / name)
+def test_small_designs_match_flat_folder(name, designs_dir):
+    ref = _reference(designs_dir)[name]
+    cp = _load(designs_dir / "instagram" / name)
     res = solve_layers(cp, limit=LIMIT, timeout=PER_DESIGN_SECONDS)
     assert cp.n_faces == int(ref["faces"])
     assert res.variables == int(ref["variables"])
@@ -73,16 +74,16 @@ def test_small_designs_match_flat_folder(name):
         ("009_xiao_Surfing_Girl_(old).fold", "crimp"),
     ],
 )
-def test_small_unsatisfiable_patterns_are_rejected_with_reason(name, reason):
-    res = solve_layers(_load(SHARED / "unsatisfiable" / name), timeout=PER_DESIGN_SECONDS)
+def test_small_unsatisfiable_patterns_are_rejected_with_reason(name, reason, designs_dir):
+    res = solve_layers(_load(designs_dir / "unsatisfiable" / name), timeout=PER_DESIGN_SECONDS)
     assert res.status == "unsatisfiable"
     assert res.reason == reason
     assert res.detail
 
 
 @pytest.mark.slow
-def test_all_designs_match_flat_folder_within_budget():
-    ref = _reference()
+def test_all_designs_match_flat_folder_within_budget(designs_dir):
+    ref = _reference(designs_dir)
     started = time.monotonic()
     matched, timed_out, mismatched, skipped = [], [], [], []
     # cheapest first (by Flat-Folder's own time), so the overall budget covers the most
@@ -95,7 +96,7 @@ def test_all_designs_match_flat_folder_within_budget():
         if int(row["variables"]) > MAX_VARIABLES:
             skipped.append(name)
             continue
-        cp = _load(SHARED / "instagram" / name)
+        cp = _load(designs_dir / "instagram" / name)
         if name not in NEWER_FILE:
             assert cp.n_faces == int(row["faces"]), name
         res = solve_layers(cp, limit=LIMIT, timeout=PER_DESIGN_SECONDS)
@@ -115,9 +116,9 @@ def test_all_designs_match_flat_folder_within_budget():
 
 
 @pytest.mark.slow
-def test_unsatisfiable_patterns_are_all_rejected():
+def test_unsatisfiable_patterns_are_all_rejected(designs_dir):
     outcomes = {}
-    for path in sorted((SHARED / "unsatisfiable").glob("*.fold")):
+    for path in sorted((designs_dir / "unsatisfiable").glob("*.fold")):
         # the largest takes about 13 s on a loaded 2-core machine
         res = solve_layers(_load(path), timeout=60)
         outcomes[path.name] = (res.status, res.reason)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 
 import numpy as np
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 from shapely import STRtree, line_merge, union_all
 from shapely.geometry import LineString
 
-from shredfold.shred.voronoi import cut
+from shredfold.shred.voronoi import cut, jagged_edge, spread_seeds
 
 W, H = 800, 1100
 
@@ -108,3 +109,54 @@ def test_pairwise_checks_cover_all_pairs_for_small_n() -> None:
     polys = _pieces(6, 11)
     for a, b in itertools.combinations(polys, 2):
         assert a.intersection(b).area < 1e-6
+
+
+def test_the_cut_of_a_seed_never_changes_silently() -> None:
+    # Sample keys name SAMPLE_VERSION, not this code: a change that moves any piece must
+    # bump SAMPLE_VERSION (shred/sample.py) and these digests together.
+    def digest(n: int, seed: int, jagged: float) -> str:
+        return hashlib.sha256(b"".join(p.wkb for p in _pieces(n, seed, jagged))).hexdigest()
+
+    assert digest(12, 7, 3.0) == "c436a69db2249d6c1d55ae428599d236e84886f8a6b79fdd83b6fa0f2aeb4ab7"
+    assert digest(5, 1, 0.0) == "b5bb3c0ec3042c6b3984abeb9db51eeb116e21ed7f13a69e8fcf1cb729790842"
+
+
+def test_outline_coordinates_are_multiples_of_1_256() -> None:
+    coords = np.concatenate([np.asarray(p.exterior.coords) for p in _pieces(12, 4, jagged=3.0)])
+    assert np.all((coords * 256) == np.round(coords * 256))
+    assert np.any((coords * 128) != np.round(coords * 128))  # not a coarser grid
+
+
+def test_a_jagged_edge_has_a_point_every_6_px_within_the_amplitude() -> None:
+    a, b = np.array([100.0, 200.0]), np.array([700.0, 200.0])  # 600 px, horizontal
+    pts = jagged_edge(a, b, 4.0, np.random.default_rng(0))
+    # k = 600 // 6 = 100 steps: the 99 interior points at x = 106, 112, ..., 694.
+    assert pts.shape == (99, 2)
+    assert np.allclose(pts[:, 0], 100.0 + 6.0 * np.arange(1, 100))
+    offset = pts[:, 1] - 200.0
+    assert np.abs(offset).max() <= 4.0 and np.abs(offset).max() > 2.0
+    # The displacement fades out over 4 x amplitude = 16 px at both ends.
+    assert np.abs(offset[[0, -1]]).max() < 0.6 * 4.0
+    assert np.abs(offset[2:-2]).max() > np.abs(offset[[0, -1]]).max()
+
+
+def test_short_or_flat_edges_stay_straight() -> None:
+    rng = np.random.default_rng(0)
+    a = np.array([0.0, 0.0])
+    assert jagged_edge(a, np.array([31.0, 0.0]), 4.0, rng).shape == (0, 2)  # < 8 x amplitude
+    assert jagged_edge(a, np.array([11.0, 0.0]), 0.1, rng).shape == (0, 2)  # fewer than 2 steps
+    assert jagged_edge(a, np.array([300.0, 0.0]), 0.0, rng).shape == (0, 2)
+    assert len(jagged_edge(a, np.array([33.0, 0.0]), 4.0, rng)) == 4  # 33 // 6 = 5 steps
+
+
+def test_seeds_are_spread_evenly_inside_the_page() -> None:
+    # Best-candidate sampling keeps seeds apart: over 20 seeds the closest pair of 16 is
+    # never nearer than half the side of an average cell (0.62 measured; uniform random
+    # seeds give 0.01, a single candidate per seed 0.24), and 0.72 of it on average.
+    side = np.sqrt(W * H / 16)
+    closest = []
+    for seed in range(20):
+        seeds = spread_seeds(W, H, 16, np.random.default_rng(seed))
+        assert seeds.shape == (16, 2) and np.all((seeds > 0) & (seeds < (W, H)))
+        closest.append(min(np.hypot(*(p - q)) for p, q in itertools.combinations(seeds, 2)) / side)
+    assert min(closest) > 0.5 and np.mean(closest) > 0.65

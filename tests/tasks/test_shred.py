@@ -1,5 +1,6 @@
 import math
 
+from shredfold.tables import table_text
 from shredfold.tasks.shred import score_text
 
 TABLE = (
@@ -36,3 +37,18 @@ def test_tables_get_teds_and_text_scores():
 def test_an_empty_answer_is_the_worst_score():
     s = score_text("", "Some text here.", None, "prose", "en")
     assert s["ned"] == 1.0 and s["bleu"] == 0.0 and s["rouge_l"] == 0.0
+
+
+def test_an_answer_far_longer_than_the_truth_is_cut_and_flagged():
+    truth = "Some text here."
+    normal = score_text("Some text here.", truth, None, "prose", "en")
+    assert normal["truncated"] is False and normal["truncation"] == ""
+    flood = score_text("word " * 200_000, truth, None, "prose", "en")
+    assert flood["truncated"] is True and flood["truncation"]
+    assert flood["ned"] > 0.75  # what NED makes of the cut answer: it cannot be good
+
+
+def test_a_huge_table_answer_is_cut_and_still_scored():
+    rows = "".join(f"<tr><td>{i}</td><td>x</td></tr>" for i in range(20_000))
+    s = score_text(f"<table>{rows}</table>", table_text(TABLE), TABLE, "table", "en")
+    assert s["truncated"] is True and 0.0 <= s["teds"] < 0.25

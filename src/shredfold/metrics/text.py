@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Literal
 
@@ -23,11 +24,13 @@ import sacrebleu
 from rapidfuzz.distance import LCSseq, Levenshtein
 from sacrebleu.metrics import BLEU
 
+from shredfold import limits
 from shredfold.tables import CELL_SEP, find_table, table_text
 
 __all__ = [
     "Kind",
     "normalize",
+    "normalize_prefix",
     "ned",
     "bleu",
     "rouge_l",
@@ -39,7 +42,7 @@ __all__ = [
 Kind = Literal["prose", "code", "table"]
 
 # Version of the choices in this module; bump when a change alters any score.
-METRICS_VERSION = 1
+METRICS_VERSION = 2
 
 # CJK characters (Han, kana, Hangul, CJK punctuation). Spacing next to them is a
 # typesetting choice, and ROUGE-L counts each of them as one token.
@@ -50,7 +53,8 @@ _CJK = (
 _SPACE_NEAR_CJK = re.compile(rf"(?<=[{_CJK}])[ \t]+|[ \t]+(?=[{_CJK}])")
 _TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+|[^\s\w]")
 _H_SPACE = re.compile(r"[ \t\f\v]+")
-_PIPE = re.compile(r"\s*\|\s*")
+_CJK_AT_START = re.compile(rf"[{_CJK}]")
+_CJK_AT_END = re.compile(rf"[{_CJK}]$")
 
 _NORM_NAMES: dict[str, str] = {
     "prose": "nfkc+eol+rstrip+noblank+squash+unwrap+cjkspace",
@@ -79,39 +83,82 @@ def normalize(text: str, kind: Kind) -> str:
     collapse to one space; line breaks are kept.
 
     ``table``: if the text contains an HTML or Markdown table it is first replaced by
-    :func:`~shredfold.metrics.tables.table_text` of that table (so Markdown and HTML
+    :func:`~shredfold.tables.table_text` of that table (so Markdown and HTML
     answers compare equal); then as prose within each line, keeping the lines (rows), and
     the cell separator is written exactly as ``" | "``.
     """
+    return normalize_prefix(text, kind, None)[0]
+
+
+def normalize_prefix(text: str, kind: Kind, limit: int | None) -> tuple[str, bool]:
+    """``(normalize(text, kind)[:limit], whether that cut anything)``.
+
+    The work is proportional to ``limit`` plus the longest line, not to the whole text:
+    lines are normalised one at a time (a line break is a safe boundary for NFKC, so this
+    equals normalising the whole text first) until the output is long enough.
+    """
+    if kind not in _NORM_NAMES:
+        raise ValueError(f"unknown kind {kind!r}; expected prose, code or table")
     if kind == "table" and (table := find_table(text)) is not None:
         text = table_text(table)
-    text = unicodedata.normalize("NFKC", text)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    lines = [line.rstrip() for line in text.split("\n")]
-    lines = [line for line in lines if line]
+    out: list[str] = []
+    size = 0
+    for piece in _normalized_lines(text.replace("\r\n", "\n").replace("\r", "\n"), kind):
+        if kind == "prose":
+            # Unwrapping joins lines with a space, unless a CJK character touches the join.
+            if out and not (_CJK_AT_START.match(piece) or _CJK_AT_END.search(out[-1])):
+                out.append(" ")
+                size += 1
+        elif out:
+            out.append("\n")
+            size += 1
+        out.append(piece)
+        size += len(piece)
+        if limit is not None and size > limit:
+            return "".join(out)[:limit], True
+    return "".join(out), False
 
-    if kind == "prose":
-        joined = " ".join(_H_SPACE.sub(" ", line.strip()) for line in lines)
-        return _SPACE_NEAR_CJK.sub("", joined)
-    if kind == "code":
-        out = []
-        for line in lines:
+
+def _normalized_lines(text: str, kind: Kind) -> Iterator[str]:
+    """The normalised non-blank lines of ``text`` (line endings already ``\\n``)."""
+    for raw in text.split("\n"):
+        line = unicodedata.normalize("NFKC", raw).rstrip()
+        if not line:
+            continue
+        if kind == "prose":
+            yield _SPACE_NEAR_CJK.sub("", _H_SPACE.sub(" ", line.strip()))
+        elif kind == "code":
             line = line.expandtabs(4)
             body = line.lstrip(" ")
-            out.append(line[: len(line) - len(body)] + _H_SPACE.sub(" ", body))
-        return "\n".join(out)
-    if kind == "table":
-        rows = (_PIPE.sub(CELL_SEP, _H_SPACE.sub(" ", line.strip())) for line in lines)
-        return "\n".join(row for row in rows if row)
-    raise ValueError(f"unknown kind {kind!r}; expected prose, code or table")
+            yield line[: len(line) - len(body)] + _H_SPACE.sub(" ", body)
+        else:
+            # The cell separator written exactly as " | ": the same as substituting
+            # \s*\|\s* (the line is stripped), without that pattern's quadratic search
+            # through long runs of whitespace.
+            row = CELL_SEP.join(c.strip() for c in _H_SPACE.sub(" ", line.strip()).split("|"))
+            if row:
+                yield row
+
+
+def _bounded_pair(pred: str, ref: str, kind: Kind) -> tuple[str, str, str]:
+    """Normalised (prediction, reference) within the caps of :mod:`~shredfold.limits`,
+    and a note of what was cut from the prediction (``""`` when nothing)."""
+    r = normalize(ref, kind)
+    pred, raw_note = limits.cut(pred, limits.raw_cap(len(ref)), "answer")
+    cap = limits.text_cap(len(r))
+    p, cut = normalize_prefix(pred, kind, cap)
+    note = f"normalised answer cut to {cap} characters ({limits.RATIO} x reference + {limits.TEXT_MARGIN})"
+    return p, r, limits.join_notes(raw_note, note if cut else "")
 
 
 def ned(pred: str, ref: str, kind: Kind) -> float:
     """Normalised edit distance in [0, 1]: Levenshtein(p, r) / max(len(p), len(r)).
 
     Computed on ``normalize(·, kind)``; 0 for two empty texts, 1 when one side is empty.
+    The prediction is capped as :mod:`~shredfold.limits` says.
     """
-    return _ned(normalize(pred, kind), normalize(ref, kind))
+    p, r, _ = _bounded_pair(pred, ref, kind)
+    return _ned(p, r)
 
 
 def _ned(p: str, r: str) -> float:
@@ -138,7 +185,8 @@ def bleu(pred: str, ref: str, lang: str, kind: Kind = "prose") -> float:
     otherwise; exponential smoothing and effective order (sacrebleu's sentence defaults);
     one reference. Lines of the normalised text are joined with spaces first.
     """
-    return _bleu(normalize(pred, kind), normalize(ref, kind), lang)
+    p, r, _ = _bounded_pair(pred, ref, kind)
+    return _bleu(p, r, lang)
 
 
 def _bleu(p: str, r: str, lang: str) -> float:
@@ -170,7 +218,8 @@ def rouge_l(pred: str, ref: str, lang: str = "en", kind: Kind = "prose") -> floa
     language-independent by design (see :func:`tokenize`).
     """
     del lang
-    return _rouge_l(normalize(pred, kind), normalize(ref, kind))
+    p, r, _ = _bounded_pair(pred, ref, kind)
+    return _rouge_l(p, r)
 
 
 def _rouge_l(pred_norm: str, ref_norm: str) -> float:
@@ -190,7 +239,8 @@ def signature(kind: Kind, lang: str) -> str:
     """What produced a score row's numbers, e.g. for Chinese news::
 
         text-v1|norm:nfkc+eol+rstrip+noblank+squash+unwrap+cjkspace|ned:lev/maxlen|
-        bleu:sacrebleu2.6.0/tok=zh/smooth=exp/eff/scale=1|rouge-l:lcs-f1/tok=cjkchar+word+punct
+        bleu:sacrebleu2.6.0/tok=zh/smooth=exp/eff/scale=1|rouge-l:lcs-f1/tok=cjkchar+word+punct|
+        cap:raw16x+16000/text4x+1000/nodes4x+16/cell4x+64
 
     (one line, no spaces).
     """
@@ -204,16 +254,23 @@ def signature(kind: Kind, lang: str) -> str:
             f"bleu:sacrebleu{sacrebleu.__version__}/tok={_bleu_tokenizer(lang)}"
             "/smooth=exp/eff/scale=1",
             "rouge-l:lcs-f1/tok=cjkchar+word+punct",
+            limits.CAPS_SIGNATURE,
         ]
     )
 
 
-def text_scores(pred: str, ref: str, kind: Kind, lang: str) -> dict[str, float | str]:
-    """``{"ned", "bleu", "rouge_l", "signature"}`` for one answer."""
-    p, r = normalize(pred, kind), normalize(ref, kind)
+def text_scores(pred: str, ref: str, kind: Kind, lang: str) -> dict[str, float | str | bool]:
+    """``{"ned", "bleu", "rouge_l", "signature", "truncated", "truncation"}`` for one answer.
+
+    ``truncated`` says whether the prediction was capped (:mod:`~shredfold.limits`),
+    ``truncation`` what was cut (``""`` when nothing).
+    """
+    p, r, note = _bounded_pair(pred, ref, kind)
     return {
         "ned": _ned(p, r),
         "bleu": _bleu(p, r, lang),
         "rouge_l": _rouge_l(p, r),
         "signature": signature(kind, lang),
+        "truncated": bool(note),
+        "truncation": note,
     }

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from shredfold.calls import Message, Request
+from shredfold.limits import MAX_ANSWER_CHARS
 
 VERSION = "v1"
 LETTERS = "ABCD"
@@ -176,21 +177,59 @@ class AnswerError(ValueError):
         self.detail = detail
 
 
-_THINK = re.compile(r"<think>.*?</think>", re.S)
-_FENCE = re.compile(r"```[ \t]*[A-Za-z]*[ \t]*\n?(.*?)```", re.S)
+# Possessive quantifiers around the info string: "```" followed by a long run of blanks
+# must not cost quadratic time (no token after a blank run can take a blank).
+_FENCE = re.compile(r"```[ \t]*+[A-Za-z]*+[ \t]*+\n?(.*?)```", re.S)
+
+
+def _drop_think(text: str) -> str:
+    """``text`` without its ``<think>…</think>`` blocks.
+
+    What ``re.sub(r"<think>.*?</think>", "", text, flags=re.S)`` gives, in linear time:
+    that pattern rescans the rest of the answer from every unclosed ``<think>``.
+    """
+    out, pos = [], 0
+    while (start := text.find("<think>", pos)) >= 0:
+        end = text.find("</think>", start + len("<think>"))
+        if end < 0:
+            break
+        out.append(text[pos:start])
+        pos = end + len("</think>")
+    out.append(text[pos:])
+    return "".join(out)
+
+
+# Where a JSON object can begin: "{", blanks, then a key or "}". A failed attempt costs
+# time proportional to its offset (the error message counts lines from the start), so
+# the number of attempts is bounded.
+_OBJECT_START = re.compile(r'\{\s*+["}]')
+MAX_JSON_TRIES = 1_000
 
 
 def extract_json(text: str) -> Any:
-    """The JSON object in an answer: a fenced block first, else the first ``{…}`` that parses."""
-    body = _THINK.sub("", text)
+    """The JSON object in an answer: a fenced block first, else the first ``{…}`` that parses.
+
+    Bounded work on any answer: the first :data:`~shredfold.limits.MAX_ANSWER_CHARS`
+    characters are read, at most :data:`MAX_JSON_TRIES` places where an object could begin
+    are tried, and an object nested deeper than the interpreter's recursion limit does not
+    parse.
+    """
+    body = _drop_think(text[:MAX_ANSWER_CHARS])
     candidates = [m.group(1) for m in _FENCE.finditer(body)]
     candidates.append(body)
     decoder = json.JSONDecoder()
+    tries = 0
     for chunk in candidates:
-        for start in [i for i, c in enumerate(chunk) if c == "{"]:
+        for m in _OBJECT_START.finditer(chunk):
+            tries += 1
+            if tries > MAX_JSON_TRIES:
+                raise AnswerError(
+                    "not-json", f"no JSON object in the first {MAX_JSON_TRIES} places one could begin"
+                )
             try:
-                obj, _ = decoder.raw_decode(chunk[start:])
-            except ValueError:
+                # An index, not a slice: slicing would copy the rest at every attempt.
+                obj, _ = decoder.raw_decode(chunk, m.start())
+            except (ValueError, RecursionError):
                 continue
             if isinstance(obj, dict):
                 return obj

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from shredfold.calls import Message, Request
+from shredfold.limits import MAX_ANSWER_CHARS, cut
 
 VERSION = "v1"
 
@@ -82,7 +83,10 @@ def build_request(
     )
 
 
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+#-]*)[ \t]*\n(.*?)(?:\n```|\Z)", re.S)
+# Regular expressions over untrusted answers: none may backtrack more than linearly.
+# Possessive quantifiers around the info string keep "```" followed by a long run of blanks
+# from costing quadratic time; a lazy body ends at the first closing fence (or the end).
+_FENCE = re.compile(r"```[ \t]*+([A-Za-z0-9_+#-]*+)[ \t]*+\n(.*?)(?:\n```|\Z)", re.S)
 _PREAMBLE = re.compile(
     r"^\s*(?:sure[,!.]?\s*)?(?:here(?:'s| is| are)\b[^\n]*?:|the (?:reconstructed|transcribed|full)"
     r"\b[^\n]*?:|reconstructed (?:text|page|code|document)\s*:)\s*\n",
@@ -92,7 +96,10 @@ _PREAMBLE = re.compile(
 # and GLM's answer-box markers.
 _THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.S)
 _BOX = re.compile(r"<\|(?:begin|end)_of_box\|>")
-_TABLE = re.compile(r"<table\b.*?</table\s*>", re.S | re.I)
+# Opening and closing tags are searched for separately: ``<table\b.*?</table>`` as one
+# pattern rescans the rest of the answer from every unclosed "<table", quadratic in all.
+_TABLE_OPEN = re.compile(r"<table\b", re.I)
+_TABLE_CLOSE = re.compile(r"</table\s*>", re.I)
 
 
 def parse_answer(text: str, kind: str) -> str:
@@ -105,13 +112,22 @@ def parse_answer(text: str, kind: str) -> str:
     - Tables: the first ``<table>…</table>`` is kept if present (Markdown tables pass through
       and are converted by the TEDS scorer).
     - Trailing whitespace is removed; leading indentation of code is kept.
+
+    Only the first :data:`~shredfold.limits.MAX_ANSWER_CHARS` characters are read
+    (:func:`read_answer` says when more were there), and the work is linear in them.
     """
-    body = text.replace("\r\n", "\n").replace("\r", "\n")
+    return read_answer(text, kind)[0]
+
+
+def read_answer(text: str, kind: str) -> tuple[str, str]:
+    """:func:`parse_answer`'s result, and a note when the answer was cut (``""`` if not)."""
+    body, note = cut(text, MAX_ANSWER_CHARS, "answer")
+    body = body.replace("\r\n", "\n").replace("\r", "\n")
     body = _BOX.sub("", _THINK.sub("", body, count=1))
     blocks = [m.group(2) for m in _FENCE.finditer(body)]
     body = max(blocks, key=len) if blocks else _PREAMBLE.sub("", body, count=1)
-    if kind == "table":
-        m = _TABLE.search(body)
-        if m:
-            body = m.group(0)
-    return body.strip("\n").rstrip()
+    if kind == "table" and (start := _TABLE_OPEN.search(body)):
+        end = _TABLE_CLOSE.search(body, start.end())
+        if end:
+            body = body[start.start() : end.end()]
+    return body.strip("\n").rstrip(), note

@@ -23,7 +23,7 @@ class Cell:
 
 def parse_table(html: str) -> tuple[list[Cell], int, int]:
     """The cells of the first ``<table>`` in ``html`` placed on a grid, and its (rows,
-    columns). Cell text and spans come from :func:`shredfold.metrics.tables.parse_html`, the
+    columns). Cell text and spans come from :func:`shredfold.tables.parse_html`, the
     parser the truth (``table_text``) and TEDS use, so what is drawn is what is scored."""
     table = parse_html(html)
     rows = table.rows

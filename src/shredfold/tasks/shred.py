@@ -26,7 +26,7 @@ from shredfold.models import registry
 from shredfold.models.asker import CachedAsker, ReplayOnlyError
 from shredfold.models.envelope import load_response
 from shredfold.prompts.shred import VERSION as PROMPT_VERSION
-from shredfold.prompts.shred import build_request, parse_answer
+from shredfold.prompts.shred import build_request, read_answer
 from shredfold.shred.sample_folder import SAMPLE_STAGE, load_public, load_truth
 from shredfold.shred.sample_key import sample_key
 from shredfold.spec import RenderSettings, ResolvedSpec, SynthesisSettings
@@ -85,6 +85,8 @@ class ShredRow(Row):
     teds: float
     teds_s: float
     signature: str
+    truncated: bool  # the answer was cut to bound a metric's cost (see shredfold.limits)
+    truncation: str  # what was cut ("" when nothing)
     input_tokens: int
     output_tokens: int
     latency_s: float
@@ -101,19 +103,26 @@ def score_text(pred: str, truth: str, truth_html: str | None, kind: str, lang: s
 
     Tables: text metrics compare the reading-order text of the tables (the normalizer turns
     an HTML or Markdown table into it), TEDS/TEDS-S compare their trees.
+    Every metric's cost is bounded: an answer far longer than the truth is cut (it scores
+    as what the metric makes of the cut answer, which cannot be good) and flagged.
     """
-    from shredfold.metrics.teds import teds
+    from shredfold.limits import join_notes
+    from shredfold.metrics.teds import table_scores
     from shredfold.metrics.text import text_scores
 
-    answer = parse_answer(pred, kind)
-    scores = text_scores(answer, truth, kind, lang)  # type: ignore[arg-type]
+    answer, parse_note = read_answer(pred, kind)
+    scores: dict[str, Any] = dict(text_scores(answer, truth, kind, lang))  # type: ignore[arg-type]
+    table_note = ""
     if kind == "table":
         assert truth_html is not None
-        scores["teds"] = teds(answer, truth_html)
-        scores["teds_s"] = teds(answer, truth_html, structure_only=True)
+        tables = table_scores(answer, truth_html)
+        scores["teds"], scores["teds_s"] = tables["teds"], tables["teds_s"]
+        table_note = str(tables["truncation"])
     else:
         scores["teds"] = math.nan
         scores["teds_s"] = math.nan
+    scores["truncation"] = join_notes(parse_note, str(scores["truncation"]), table_note)
+    scores["truncated"] = bool(scores["truncation"])
     return scores
 
 
@@ -166,7 +175,7 @@ class ShredTask:
     item_type = ShredItem
     row_type = ShredRow
     query_stage = Stage("query", 1)
-    score_stage = Stage("score", 1)
+    score_stage = Stage("score", 2)  # 2: bounded metrics (text-v2 signatures), truncation flags
     breakdown = Breakdown(
         file="breakdown.csv",
         keys=("domain", "granularity"),
@@ -312,6 +321,8 @@ class ShredTask:
                     teds=scores["teds"],
                     teds_s=scores["teds_s"],
                     signature=scores["signature"],
+                    truncated=scores["truncated"],
+                    truncation=scores["truncation"],
                     input_tokens=response.input_tokens if response else 0,
                     output_tokens=response.output_tokens if response else 0,
                     latency_s=response.latency_s if response else math.nan,

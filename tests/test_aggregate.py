@@ -21,8 +21,9 @@ def shred_row(model: str, n: int, ned: float, *, domain: str = "news_en", error:
               reference: bool = False, kind: str = "prose", teds: float = math.nan) -> ShredRow:
     return ShredRow(
         item=f"{model}{n}{ned}", doc_id="d", model=model, reference=reference, benchmark="shred",
-        domain=domain, granularity=n, kind=kind, lang="en", ned=ned, bleu=1 - ned, rouge_l=1 - ned,
-        teds=teds, teds_s=teds, signature="s", input_tokens=10, output_tokens=5,
+        domain=domain, granularity=n, kind=kind, lang="en", protocol="shredfold", ned=ned,
+        ned_raw=ned, bleu=1 - ned, rouge_l=1 - ned, teds=teds, teds_s=teds, signature="s",
+        truncated=False, truncation="", input_tokens=10, output_tokens=5,
         latency_s=1.0, cost_usd=0.01, cached=False, error=error, response="r",
     )
 

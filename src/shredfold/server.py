@@ -132,7 +132,11 @@ class Echo:
 
 
 class SampleIndex:
-    """SHA-256 of every stored sample image → sample key; rebuilt when a hash is unknown."""
+    """SHA-256 of every stored sample image → sample key; rebuilt when a hash is unknown.
+
+    Besides the stored pieces and composite, each composite's paper-protocol rendition
+    (:func:`~shredfold.shred.presentation.paper_image`) is indexed: it is made when a request
+    is built, never stored."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -141,13 +145,14 @@ class SampleIndex:
         self._lock = threading.Lock()
 
     def _refresh(self) -> None:
+        from shredfold.shred.presentation import paper_image
         from shredfold.shred.sample_folder import SAMPLE_STAGE, load_public
 
         for key in self.store.keys(SAMPLE_STAGE):
             if key in self._seen:
                 continue
             public = load_public(self.store.object(SAMPLE_STAGE, key))
-            for png in [*public.pieces, public.composite]:
+            for png in [*public.pieces, public.composite, paper_image(public.composite)]:
                 self._by_hash[hashlib.sha256(png).hexdigest()] = key
             self._seen.add(key)
 

@@ -181,6 +181,13 @@ class CorpusSource(_Strict):
 
 
 class ShredBenchSpec(_Strict):
+    protocol: Literal["shredfold", "paper"] = Field(
+        default="shredfold",
+        description="paper: as the ShredBench authors ran it (one table-top photograph as JPEG "
+        "q95, 2048 px; one Markdown instruction; scored against the document as written, "
+        "ned_raw without normalisation). shredfold: each model's image mode, a per-kind "
+        "instruction, scored against the text drawn on the page (normalised NED).",
+    )
     domains: list[Domain] = Field(min_length=1)
     granularities: list[Annotated[int, Field(ge=1, le=256)]] = Field(min_length=1)
     documents_per_domain: Annotated[int, Field(ge=1)] = 4

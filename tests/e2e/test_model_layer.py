@@ -12,8 +12,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -26,7 +24,7 @@ from shredfold.server import FaultPlan, answered_twice, read_log
 from shredfold.store import Store, sha256_bytes
 from shredfold.tasks.base import JobContext
 from shredfold.tasks.shred import shred_request
-from tests.e2e.snake import ROOT, tree_hashes
+from tests.e2e.snake import ROOT, served, tree_hashes
 from tests.models.samples import (
     ITEMS,
     http_model,
@@ -44,21 +42,6 @@ SENTINEL = "sk-SENTINEL-do-not-leak-7f3e91"
 @pytest.fixture
 def work(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
     return new_workdir(shared_samples(tmp_path_factory), tmp_path / "work")
-
-
-@contextmanager
-def served(work: Path, log: str, *extra: str) -> Iterator[tuple[str, Path]]:
-    """`shredfold serve --model oracle` as a real process on a free loopback port."""
-    cmd = [sys.executable, "-m", "shredfold", "serve", "--model", "oracle", "--port", "0",
-           "--results", str(work / "results"), "--log", str(work / log), *extra]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
-    try:
-        line = proc.stdout.readline() if proc.stdout else ""
-        assert " at http://127.0.0.1:" in line, f"server did not start: {line!r}"
-        yield line.split(" at ")[1].strip(), work / log
-    finally:
-        proc.send_signal(signal.SIGINT)  # lets requests in progress log their lines
-        proc.wait(timeout=30)
 
 
 def snakemake_cmd(work: Path, spec: Path, *args: str, config: tuple[str, ...] = ()) -> list[str]:

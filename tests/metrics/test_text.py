@@ -168,3 +168,13 @@ def test_unwrapping_drops_the_join_space_when_either_side_is_cjk() -> None:
     # space, "b" then "c" with one.
     assert normalize("北\nb\nc", "prose") == "北b c"
     assert normalize("a\nb", "prose") == "a b"
+
+
+def test_ned_raw_is_the_papers_plain_edit_distance():
+    from shredfold.metrics.text import ned_raw
+
+    assert ned_raw("kitten", "sitting") == 3 / 7  # k->s, e->i, +g over the longer (7)
+    assert ned_raw("  same\n", "same") == 0.0  # surrounding whitespace is stripped
+    assert ned_raw("a\r\nb", "a\nb") == 1 / 4  # but nothing else is normalised
+    assert ned_raw("Ａ", "A") == 1.0  # (no NFKC either)
+    assert ned_raw("", "") == 0.0 and ned_raw("", "x") == 1.0

@@ -47,7 +47,7 @@ def test_same_inputs_give_byte_identical_files(tmp_path, news_en, small, synth) 
     ha = _hashes(a)
     assert ha == _hashes(b)
     assert {
-        "composite.png", "page.png", "truth.txt", "sample.json", "hidden.json",
+        "composite.png", "page.png", "truth.txt", "source.txt", "sample.json", "hidden.json",
         *(f"pieces/{k:02d}.png" for k in range(6)),
     } == set(ha)  # fmt: skip
     c = _make(tmp_path, "c", news_en, 6, small, synth, seed=1)

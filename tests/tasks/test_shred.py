@@ -52,3 +52,11 @@ def test_a_huge_table_answer_is_cut_and_still_scored():
     rows = "".join(f"<tr><td>{i}</td><td>x</td></tr>" for i in range(20_000))
     s = score_text(f"<table>{rows}</table>", table_text(TABLE), TABLE, "table", "en")
     assert s["truncated"] is True and 0.0 <= s["teds"] < 0.25
+
+
+def test_the_papers_protocol_scores_the_fenced_markdown_against_the_source():
+    source = "# Title\n\nFirst paragraph of the *story*.\n"
+    s = score_text("```markdown\n# Title\n\nFirst paragraph of the *story*.\n```", source, None, "prose", "en", paper=True)
+    assert s["ned_raw"] == 0.0 and s["signature"].startswith("protocol:paper|")
+    assert s["signature"].endswith("ned_raw:lev/maxlen/raw")
+    assert score_text("Title", source, None, "prose", "en")["signature"].startswith("protocol:shredfold|")

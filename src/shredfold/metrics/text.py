@@ -161,6 +161,18 @@ def ned(pred: str, ref: str, kind: Kind) -> float:
     return _ned(p, r)
 
 
+RAW_NED_SIGNATURE = "ned_raw:lev/maxlen/raw"
+
+
+def ned_raw(pred: str, ref: str) -> float:
+    """The paper's NED: Levenshtein(p, r) / max(len(p), len(r)) on the two strings stripped
+    of surrounding whitespace and otherwise as they are — no normalisation (the answer's
+    Markdown fences are removed by the caller). Bounded like every metric: a prediction past
+    the cap is cut (it cannot score well: NED ≥ 1 − |r| / |p|)."""
+    r = ref.strip()
+    return _ned(pred.strip()[: limits.text_cap(len(r))], r)
+
+
 def _ned(p: str, r: str) -> float:
     if not p and not r:
         return 0.0

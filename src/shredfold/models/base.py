@@ -21,5 +21,7 @@ class Model(Protocol):
     def complete(self, request: Request) -> Response: ...
 
 
-def data_url(png: bytes) -> str:
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+def data_url(image: bytes) -> str:
+    """A base64 data URL of PNG or JPEG bytes (the type told by the file's own signature)."""
+    mime = "image/jpeg" if image[:3] == b"\xff\xd8\xff" else "image/png"
+    return f"data:{mime};base64," + base64.b64encode(image).decode("ascii")

@@ -109,18 +109,23 @@ class ChatCompletion(_Lenient):
 # ---------------------------------------------------------------- the adapter
 
 
-def prepare_image(png: bytes, max_side: int) -> bytes:
-    """The PNG as sent: unchanged when it fits in ``max_side``, else downscaled (Lanczos)."""
+def prepare_image(data: bytes, max_side: int) -> bytes:
+    """The image as sent: unchanged when it fits in ``max_side``, else downscaled (Lanczos)
+    in its own format (PNG stays PNG; JPEG stays JPEG at quality 95)."""
     from PIL import Image
 
-    with Image.open(io.BytesIO(png)) as img:
+    with Image.open(io.BytesIO(data)) as img:
         w, h = img.size
         if max(w, h) <= max_side:
-            return png
+            return data
+        jpeg = img.format == "JPEG"
         scale = max_side / max(w, h)
         small = img.resize((max(1, round(w * scale)), max(1, round(h * scale))), Image.Resampling.LANCZOS)
         buf = io.BytesIO()
-        small.save(buf, format="PNG", optimize=False)
+        if jpeg:
+            small.save(buf, format="JPEG", quality=95, optimize=False)
+        else:
+            small.save(buf, format="PNG", optimize=False)
         return buf.getvalue()
 
 

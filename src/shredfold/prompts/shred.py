@@ -40,16 +40,47 @@ _TASK = {
 }
 
 
+# The paper's protocol (ShredBench as its authors ran it): one photograph of the scraps on a
+# table, and one instruction for every kind of page: the model says what it reads, as
+# Markdown. Our wording; versioned on its own.
+PAPER_VERSION = "v1"
+PAPER_TEMPLATE = f"shred-paper/{PAPER_VERSION}"
+PAPER_SYSTEM = (
+    "You are an expert document analyst. You are shown one photograph of paper fragments "
+    "lying on a table: a single printed page was torn into pieces, which were then shuffled, "
+    "turned and scattered."
+)
+PAPER_TASK = (
+    "Fit the fragments back together in your mind and return the original content of the "
+    "page as Markdown, and nothing else. Transcribe text verbatim; where a tear cuts a word "
+    "in two, write the word whole. Reproduce source code exactly, with its indentation, in "
+    "a code block. Write formulas in LaTeX. Write tables as HTML <table> elements. Add no "
+    "commentary, no explanation and no summary."
+)
+
+
 def template_name(kind: str) -> str:
     return f"shred-{kind}/{VERSION}"
 
 
-def kind_of_template(template: str) -> str:
-    """Inverse of :func:`template_name` (``'shred-code/v1'`` → ``'code'``)."""
+def kind_of_template(template: str) -> str | None:
+    """Inverse of :func:`template_name` (``'shred-code/v1'`` → ``'code'``); None for the
+    paper's template, which names no kind (the model is not told what the page holds)."""
+    if template == PAPER_TEMPLATE:
+        return None
     m = re.fullmatch(r"shred-(prose|code|table)/v\d+", template)
     if not m:
         raise ValueError(f"not a ShredBench template: {template!r}")
     return m.group(1)
+
+
+def paper_request(image: bytes, item: str | None) -> Request:
+    """The paper's request: its instruction and one table-top photograph."""
+    return Request(
+        template=PAPER_TEMPLATE,
+        messages=(Message(role="system", text=PAPER_SYSTEM), Message(role="user", text=PAPER_TASK, images=(image,))),
+        item=item,
+    )
 
 
 def infer_template(prompt: str) -> str:
@@ -58,6 +89,8 @@ def infer_template(prompt: str) -> str:
     ``shredfold serve`` uses this to hand a built-in model the same :class:`Request` it
     would get in-process, from nothing but what an API model is sent.
     """
+    if PAPER_TASK in prompt:
+        return PAPER_TEMPLATE
     for kind, task in _TASK.items():
         if all(piece in prompt for piece in task.split("{lang}")):
             return template_name(kind)

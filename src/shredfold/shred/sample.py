@@ -162,6 +162,7 @@ def write_sample(built: Built, out_dir: Path, timings: dict[str, float] | None =
     for name, data in zip(images, encoded, strict=True):
         (out_dir / name).write_bytes(data)
     (out_dir / "truth.txt").write_text(page.truth, encoding="utf-8")
+    (out_dir / "source.txt").write_text(doc.text, encoding="utf-8")
     if page.truth_html is not None:
         (out_dir / "truth.html").write_text(page.truth_html, encoding="utf-8")
 

@@ -7,6 +7,7 @@ Layout of a sample (see :mod:`.sample` for how it is made)::
     page.png          the intact page (hidden from models)
     truth.txt         the text drawn on the page, one drawn line per line (UTF-8)
     truth.html        the source table (tables only)
+    source.txt        the document as written (Markdown, code, HTML): the paper protocol's truth
     sample.json       public facts: n, domain, kind, lang, page size, piece files
     hidden.json       doc id, polygons, and per presented piece its pose and placement
 
@@ -44,8 +45,9 @@ class PublicSample:
 
 @dataclass(frozen=True)
 class Truth:
-    text: str
-    html: str | None
+    text: str  # what the page shows, one drawn line per line
+    html: str | None  # the table (tables only)
+    source: str  # the document as written
 
 
 def load_public(src: Readable | str | os.PathLike[str]) -> PublicSample:
@@ -63,6 +65,7 @@ def load_truth(src: Readable | str | os.PathLike[str]) -> Truth:
     return Truth(
         text=s.read_text("truth.txt"),
         html=s.read_text("truth.html") if s.has("truth.html") else None,
+        source=s.read_text("source.txt"),
     )
 
 

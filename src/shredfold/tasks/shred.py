@@ -25,8 +25,8 @@ from shredfold.corpus.document import Document, Kind, Lang
 from shredfold.models import registry
 from shredfold.models.asker import CachedAsker, ReplayOnlyError
 from shredfold.models.envelope import load_response
+from shredfold.prompts.shred import PAPER_VERSION, build_request, paper_request, read_answer
 from shredfold.prompts.shred import VERSION as PROMPT_VERSION
-from shredfold.prompts.shred import build_request, read_answer
 from shredfold.shred.sample_folder import SAMPLE_STAGE, load_public, load_truth
 from shredfold.shred.sample_key import sample_key
 from shredfold.spec import RenderSettings, ResolvedSpec, SynthesisSettings
@@ -79,7 +79,9 @@ class ShredRow(Row):
     granularity: int
     kind: str
     lang: str
+    protocol: str
     ned: float
+    ned_raw: float
     bleu: float
     rouge_l: float
     teds: float
@@ -98,17 +100,23 @@ class ShredRow(Row):
     arrow_types: ClassVar[dict[str, str]] = {"granularity": "int32"}
 
 
-def score_text(pred: str, truth: str, truth_html: str | None, kind: str, lang: str) -> dict[str, Any]:
+def score_text(
+    pred: str, truth: str, truth_html: str | None, kind: str, lang: str, paper: bool = False
+) -> dict[str, Any]:
     """Scores of one answer against the ground truth (values in, values out).
 
     Tables: text metrics compare the reading-order text of the tables (the normalizer turns
     an HTML or Markdown table into it), TEDS/TEDS-S compare their trees.
+    ``ned_raw`` is the paper's NED: on the answer (fences stripped) and the truth as they
+    are. Under the paper's protocol (``paper``) the truth is the document as written and
+    Markdown tables in it are scored as tables like HTML ones.
+
     Every metric's cost is bounded: an answer far longer than the truth is cut (it scores
     as what the metric makes of the cut answer, which cannot be good) and flagged.
     """
     from shredfold.limits import join_notes
     from shredfold.metrics.teds import table_scores
-    from shredfold.metrics.text import text_scores
+    from shredfold.metrics.text import RAW_NED_SIGNATURE, ned_raw, text_scores
 
     answer, parse_note = read_answer(pred, kind)
     scores: dict[str, Any] = dict(text_scores(answer, truth, kind, lang))  # type: ignore[arg-type]
@@ -123,6 +131,10 @@ def score_text(pred: str, truth: str, truth_html: str | None, kind: str, lang: s
         scores["teds_s"] = math.nan
     scores["truncation"] = join_notes(parse_note, str(scores["truncation"]), table_note)
     scores["truncated"] = bool(scores["truncation"])
+    scores["ned_raw"] = ned_raw(answer, truth)
+    scores["signature"] = "|".join(
+        [f"protocol:{'paper' if paper else 'shredfold'}", str(scores["signature"]), RAW_NED_SIGNATURE]
+    )
     return scores
 
 
@@ -131,6 +143,7 @@ _METRICS = f"""
     count(error) AS errors,
     round(count(error) / count(*), {DIGITS}) AS error_rate,
     round(avg(ned), {DIGITS}) AS ned,
+    round(avg(ned_raw), {DIGITS}) AS ned_raw,
     round(avg(bleu), {DIGITS}) AS bleu,
     round(avg(rouge_l), {DIGITS}) AS rouge_l,
     round(avg(teds) FILTER (WHERE kind = 'table'), {DIGITS}) AS teds,
@@ -153,8 +166,16 @@ def _split(sql: str) -> tuple[str, ...]:
     return tuple(c.strip() for c in sql.strip().split(",\n"))
 
 
+def protocol(spec: ResolvedSpec) -> str:
+    return spec.spec.shred.protocol if spec.spec.shred is not None else "shredfold"
+
+
 def shred_request(cell: Cell, item: ShredItem, job: JobContext) -> Request:
     public = load_public(job.store.object(SAMPLE_STAGE, item.key))
+    if protocol(job.spec) == "paper":
+        from shredfold.shred.presentation import paper_image
+
+        return paper_request(paper_image(public.composite), item=item.key)
     composite = cell.model.images.mode == "composite"
     images = [public.composite] if composite else list(public.pieces)
     return build_request(
@@ -175,7 +196,7 @@ class ShredTask:
     item_type = ShredItem
     row_type = ShredRow
     query_stage = Stage("query", 1)
-    score_stage = Stage("score", 2)  # 2: bounded metrics (text-v2 signatures), truncation flags
+    score_stage = Stage("score", 3)  # 3: ned_raw and the protocol (2: bounded metrics, truncation)
     breakdown = Breakdown(
         file="breakdown.csv",
         keys=("domain", "granularity"),
@@ -213,10 +234,12 @@ class ShredTask:
         return out
 
     def query_params(self, spec: ResolvedSpec) -> dict[str, Any]:
+        if protocol(spec) == "paper":
+            return {"prompt": PAPER_VERSION, "protocol": "paper"}
         return {"prompt": PROMPT_VERSION}
 
     def score_params(self, spec: ResolvedSpec) -> dict[str, Any]:
-        return {}
+        return {"protocol": "paper"} if protocol(spec) == "paper" else {}
 
     # ------------------------------------------------------------ build
 
@@ -297,13 +320,15 @@ class ShredTask:
 
     def score(self, cell: Cell, answers: Mapping[str, dict[str, Any]], job: JobContext) -> list[Row]:
         rows: list[Row] = []
+        paper = protocol(job.spec) == "paper"
         for item in cell.item_set.items:
             truth = load_truth(job.store.object(SAMPLE_STAGE, item.key))
             q = answers[item.key]
             response = None
             if q.get("response") and not q.get("error"):
                 response = load_response(job.store, q["response"])
-            scores = score_text(response.text if response else "", truth.text, truth.html, item.kind, item.lang)
+            text = truth.source if paper else truth.text
+            scores = score_text(response.text if response else "", text, truth.html, item.kind, item.lang, paper)
             rows.append(
                 ShredRow(
                     item=item.key,
@@ -315,7 +340,9 @@ class ShredTask:
                     granularity=int(cell.labels["n"]),
                     kind=item.kind,
                     lang=item.lang,
+                    protocol="paper" if paper else "shredfold",
                     ned=scores["ned"],
+                    ned_raw=scores["ned_raw"],
                     bleu=scores["bleu"],
                     rouge_l=scores["rouge_l"],
                     teds=scores["teds"],
@@ -339,9 +366,13 @@ class ShredTask:
     def leaderboard(self, item_sets: Sequence[ItemSet]) -> tuple[list[str], list[str]]:
         grans = sorted({int(s.labels["n"]) for s in item_sets})
         per_n = [
-            f"round(avg(ned) FILTER (WHERE granularity = {n}), {DIGITS}) AS ned_n{n}" for n in grans
+            f"round(avg({m}) FILTER (WHERE granularity = {n}), {DIGITS}) AS {m}_n{n}"
+            for m in ("ned", "ned_raw")
+            for n in grans
         ]
-        return [*_split(_METRICS), *per_n, *_split(_COST)], []
+        # One protocol per plan; named so that two leaderboards are never compared blind.
+        protocol = ["string_agg(DISTINCT protocol, ',') AS protocol"]
+        return [*_split(_METRICS), *per_n, *_split(_COST), *protocol], []
 
     def sort_columns(self) -> list[str]:
         return ["ned"]

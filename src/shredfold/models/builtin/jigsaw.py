@@ -36,7 +36,7 @@ class JigsawOcr(AdapterBase):
 
         if self.config.images.mode != "pieces":
             raise ModelCallError("jigsaw-ocr needs the scraps as separate images (images.mode: pieces)")
-        kind = kind_of_template(request.template)
+        kind = kind_of_template(request.template) or "prose"  # the paper tells no kind
         images = [decode(png) for png in request.images]
         if not images:
             raise ModelCallError("jigsaw-ocr: the request holds no images")

@@ -33,5 +33,6 @@ class Oracle(AdapterBase):
         if request.item is None or not self.store.has(SAMPLE_STAGE, request.item):
             raise ModelCallError(f"oracle: no stored sample for item {request.item!r}")
         truth = load_truth(self.store.object(SAMPLE_STAGE, request.item))
-        text = truth.html if kind_of_template(request.template) == "table" else truth.text
+        kind = kind_of_template(request.template)
+        text = truth.source if kind is None else truth.html if kind == "table" else truth.text
         return Response(text=text or "", served_model="oracle")

@@ -31,6 +31,7 @@ from shredfold.models.accounting import cost_usd, estimate_input_tokens
 from shredfold.models.adapter import AdapterBase, adapter
 from shredfold.models.base import data_url
 from shredfold.models.endpoints import check_base_url, endpoint_url
+from shredfold.models.image_tokens import sent_size
 from shredfold.models.ratelimit import RateLimiter
 from shredfold.models.retry import (
     TRANSIENT_STATUS,
@@ -114,11 +115,10 @@ def prepare_image(png: bytes, max_side: int) -> bytes:
     from PIL import Image
 
     with Image.open(io.BytesIO(png)) as img:
-        w, h = img.size
-        if max(w, h) <= max_side:
+        size = sent_size(*img.size, max_side)
+        if size == img.size:
             return png
-        scale = max_side / max(w, h)
-        small = img.resize((max(1, round(w * scale)), max(1, round(h * scale))), Image.Resampling.LANCZOS)
+        small = img.resize(size, Image.Resampling.LANCZOS)
         buf = io.BytesIO()
         small.save(buf, format="PNG", optimize=False)
         return buf.getvalue()

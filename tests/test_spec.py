@@ -103,3 +103,26 @@ def test_schemas_in_repo_match_the_models(repo_root):
     for name, schema in json_schemas().items():
         stored = json.loads((repo_root / "schemas" / name).read_text())
         assert stored == schema, f"schemas/{name} is stale: run `shredfold schema`"
+
+
+def test_a_spec_caps_a_models_budget_and_the_stricter_cap_holds(tmp_path):
+    (tmp_path / "models").mkdir()
+    for name, budget in (("api-a", 5.0), ("api-b", 1.0), ("api-c", None)):
+        body = f"id: {name}\nbase_url: http://127.0.0.1:1/v1\nmodel: m\n"
+        (tmp_path / "models" / f"{name}.yaml").write_text(body + (f"budget_usd: {budget}\n" if budget else ""))
+    spec = GOOD.replace("  - ocr-islands", "  - api-a\n  - api-b\n  - api-c")
+    resolved = load_spec(write(tmp_path, spec + "budget_usd: {api-a: 2.0, api-b: 3.0, api-c: 0.5}\n"))
+    assert {m.id: m.budget_usd for m in resolved.models} == {
+        "oracle": None, "api-a": 2.0, "api-b": 1.0, "api-c": 0.5,
+    }
+    msg = error_of(tmp_path, spec + "budget_usd:\n  gpt-9: 1.0\n")
+    assert "spec.yaml:13: budget_usd.gpt-9: not a model of this spec" in msg
+
+
+def test_an_image_token_rule_error_names_its_field_and_line(tmp_path):
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "mine.yaml").write_text(
+        "id: mine\nbase_url: http://127.0.0.1:1/v1\nmodel: x\nimage_tokens:\n  rule: openai-tiles\n  tile: 0\n"
+    )
+    msg = error_of(tmp_path, GOOD.replace("  - ocr-islands", "  - mine"))
+    assert "mine.yaml:6: image_tokens.tile: Input should be greater than or equal to 1" in msg

@@ -50,6 +50,13 @@ def _plan(spec: str, results: Path | None = None, write: bool = False) -> Any:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     plan = _plan(args.spec, Path(args.results))
+    if args.cost:
+        from shredfold.cost import estimate, render
+
+        results = Path(args.results)
+        report = estimate(plan, _store(results) if (results / "store").is_dir() else None)
+        print(json.dumps(report.as_json(), indent=1) if args.json else render(report))
+        return 0
     if args.json:
         print(json.dumps(plan.summary(), indent=1))
         return 0
@@ -304,6 +311,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("plan", help="print the grid of a spec and its content keys")
     sp.add_argument("spec")
     sp.add_argument("--json", action="store_true")
+    sp.add_argument(
+        "--cost", action="store_true",
+        help="per model: requests, images, pixels, input tokens and the dollar estimate (no call made)",
+    )  # fmt: skip
     sp.add_argument("--results", default=str(RESULTS), help="read cached inputs from this results folder (never written)")
     sp.set_defaults(func=cmd_plan)
 

@@ -87,6 +87,25 @@ def absolute_paths(spec: Spec, base: Path, text: str, where: Path) -> Spec:
     return spec
 
 
+def apply_budgets(models: list[ModelConfig], spec: Spec, text: str, where: Path) -> list[ModelConfig]:
+    """The models with the spec's ``budget_usd`` caps applied: the stricter of the spec's and
+    the model file's budget holds."""
+    ids = {m.id for m in models}
+    unknown = [i for i in spec.budget_usd if i not in ids]
+    if unknown:
+        raise SpecError("\n".join(
+            f"{where}:{line_of(text, 'budget_usd', i)}: budget_usd.{i}: not a model of this spec "
+            f"({', '.join(sorted(ids))})" for i in unknown
+        ))  # fmt: skip
+    out = []
+    for m in models:
+        cap = spec.budget_usd.get(m.id)
+        if cap is not None and (m.budget_usd is None or cap < m.budget_usd):
+            m = m.model_copy(update={"budget_usd": cap})
+        out.append(m)
+    return out
+
+
 def load_spec(path: str | Path, models_dir: str | Path | None = None) -> ResolvedSpec:
     """Load and validate a spec; raise :class:`SpecError` naming the YAML path and cause."""
     path = Path(path).resolve()
@@ -107,5 +126,6 @@ def load_spec(path: str | Path, models_dir: str | Path | None = None) -> Resolve
     ids = [m.id for m in models]
     if len(set(ids)) != len(ids):
         raise SpecError(f"{path}: models: ids must be unique after resolving files: {ids}")
+    models = apply_budgets(models, spec, text, path)
     spec = absolute_paths(spec, path.parent, text, path)
     return ResolvedSpec(path=path, spec=spec, models=models)

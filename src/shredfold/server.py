@@ -142,27 +142,33 @@ class SampleIndex:
         self.store = store
         self._by_hash: dict[str, str] = {}
         self._seen: set[str] = set()
+        self._rendered: set[str] = set()
         self._lock = threading.Lock()
 
-    def _refresh(self) -> None:
+    def _refresh(self, renditions: bool) -> None:
         from shredfold.shred.presentation import paper_image
         from shredfold.shred.sample_folder import SAMPLE_STAGE, load_public
 
+        seen = self._rendered if renditions else self._seen
         for key in self.store.keys(SAMPLE_STAGE):
-            if key in self._seen:
+            if key in seen:
                 continue
             public = load_public(self.store.object(SAMPLE_STAGE, key))
-            for png in [*public.pieces, public.composite, paper_image(public.composite)]:
-                self._by_hash[hashlib.sha256(png).hexdigest()] = key
-            self._seen.add(key)
+            # The paper rendition costs an encode per sample: only looked for when the
+            # stored images do not match.
+            images = [paper_image(public.composite)] if renditions else [*public.pieces, public.composite]
+            for data in images:
+                self._by_hash[hashlib.sha256(data).hexdigest()] = key
+            seen.add(key)
 
     def item_for(self, images: list[bytes]) -> str | None:
         if not images:
             return None
         digest = hashlib.sha256(images[0]).hexdigest()
         with self._lock:
-            if digest not in self._by_hash:
-                self._refresh()
+            for renditions in (False, True):
+                if digest not in self._by_hash:
+                    self._refresh(renditions)
             return self._by_hash.get(digest)
 
 

@@ -10,7 +10,7 @@ model reference or an adapter name means is the adapter registry's business
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 import yaml
 from pydantic import (
@@ -323,6 +323,77 @@ class ImageHandling(_Strict):
     max_side: Annotated[int, Field(ge=64, le=8192)] = 1600
 
 
+# ---------------------------------------------------------------- image tokens
+# How a provider counts an image's input tokens (for cost estimates and budget reservations
+# only: none of this is sent, and none of it enters a model's identity). Each rule follows
+# the provider's documentation; see shredfold.models.image_tokens for the arithmetic.
+
+
+class OpenAITiles(_Strict):
+    """OpenAI's tile rule (GPT-4o, GPT-4.1, GPT-5, o-series): ``detail: low`` costs
+    ``base_tokens``; otherwise the image is fitted into ``max_side``², its short side cut to
+    ``short_side``, and each ``tile``-px square costs ``tile_tokens`` on top of the base."""
+
+    rule: Literal["openai-tiles"]
+    base_tokens: Annotated[int, Field(ge=0)] = 85
+    tile_tokens: Annotated[int, Field(ge=0)] = 170
+    tile: Annotated[int, Field(ge=1)] = 512
+    max_side: Annotated[int, Field(ge=1)] = 2048
+    short_side: Annotated[int, Field(ge=1)] = 768
+
+
+class OpenAIPatches(_Strict):
+    """OpenAI's patch rule (GPT-4.1-mini/nano, GPT-5-mini/nano, o4-mini): ``patch``-px
+    patches, the image shrunk to at most ``max_patches`` of them, times ``multiplier``."""
+
+    rule: Literal["openai-patches"]
+    patch: Annotated[int, Field(ge=1)] = 32
+    max_patches: Annotated[int, Field(ge=1)] = 1536
+    multiplier: Annotated[float, Field(gt=0)] = 1.0
+
+
+class QwenPatches(_Strict):
+    """Qwen-VL's rule: sides rounded to multiples of ``factor`` (28 for Qwen2/2.5-VL, 32 for
+    Qwen3-VL), the area kept within [min_pixels, max_pixels], one token per factor² block,
+    plus ``extra_tokens`` (the vision start/end markers)."""
+
+    rule: Literal["qwen-patches"]
+    factor: Annotated[int, Field(ge=1)] = 28
+    min_pixels: Annotated[int, Field(ge=1)] = 4 * 28 * 28
+    max_pixels: Annotated[int, Field(ge=1)] = 1280 * 28 * 28
+    extra_tokens: Annotated[int, Field(ge=0)] = 2
+
+    @model_validator(mode="after")
+    def _order(self) -> QwenPatches:
+        if self.min_pixels > self.max_pixels:
+            raise ValueError("min_pixels must not exceed max_pixels")
+        return self
+
+
+class GeminiTiles(_Strict):
+    """Gemini's rule: an image with both sides at most ``small_side`` costs ``tokens``; a
+    larger one ``tokens`` per ``tile``-px tile. ``tile: null``: ``tokens`` per image whatever
+    its size (Gemini 3's ``media_resolution``: 280 low, 560 medium, 1120 high)."""
+
+    rule: Literal["gemini"]
+    tokens: Annotated[int, Field(ge=0)] = 258
+    small_side: Annotated[int, Field(ge=1)] = 384
+    tile: Annotated[int, Field(ge=1)] | None = 768
+
+
+class PerPixel(_Strict):
+    """One token per ``pixels_per_token`` pixels (rounded up), plus ``extra_tokens``."""
+
+    rule: Literal["per-pixel"]
+    pixels_per_token: Annotated[float, Field(gt=0)] = 784.0
+    extra_tokens: Annotated[int, Field(ge=0)] = 0
+
+
+ImageTokenRule = Annotated[
+    OpenAITiles | OpenAIPatches | QwenPatches | GeminiTiles | PerPixel, Field(discriminator="rule")
+]
+
+
 class ModelConfig(_Strict):
     """One model: a built-in solver, or an OpenAI-compatible Chat Completions endpoint."""
 
@@ -352,6 +423,17 @@ class ModelConfig(_Strict):
     tokens_per_minute: Annotated[float, Field(gt=0)] | None = None
     price_input_per_mtok: Annotated[float, Field(ge=0)] = 0.0
     price_output_per_mtok: Annotated[float, Field(ge=0)] = 0.0
+    image_tokens: ImageTokenRule | None = Field(
+        default=None,
+        description="How the provider counts an image's input tokens (cost estimates and "
+        "budget reservations only). Unset: one token per 28×28 pixels, an approximation.",
+    )
+    budget_usd: Annotated[float, Field(ge=0)] | None = Field(
+        default=None,
+        description="Most dollars this model may spend, recorded across runs, cells and jobs "
+        "(results/store/.spend/<id>.jsonl); once a call could exceed it, the remaining items "
+        "are errors until it is raised. Not part of the model's identity.",
+    )
     extra_body: dict[str, Any] = Field(
         default_factory=dict,
         description="Extra Chat Completions fields sent as-is (e.g. reasoning_effort); part of "
@@ -377,6 +459,11 @@ class Spec(_Strict):
     shred: ShredBenchSpec | None = None
     origami: OrigamiBenchSpec | None = None
     models: list[str | ModelConfig] = Field(min_length=1)
+    budget_usd: dict[str, Annotated[float, Field(ge=0)]] = Field(
+        default_factory=dict,
+        description="Model id → a cap in dollars for this spec; the stricter of it and the "
+        "model file's budget_usd applies.",
+    )
 
     @model_validator(mode="after")
     def _unique_ids(self) -> Spec:
@@ -425,6 +512,12 @@ def _yaml_lines(text: str) -> dict[tuple[str, ...], int]:
     return out
 
 
+# The tags of discriminated unions, which pydantic puts in error locations like a field.
+_UNION_TAGS = frozenset(
+    tag for rule in get_args(get_args(ImageTokenRule)[0]) for tag in get_args(rule.model_fields["rule"].annotation)
+)
+
+
 def _format_loc(loc: tuple[Any, ...]) -> tuple[str, tuple[str, ...]]:
     """Render a pydantic error location as a YAML path, dropping union-branch tags."""
     parts: list[str] = []
@@ -434,7 +527,7 @@ def _format_loc(loc: tuple[Any, ...]) -> tuple[str, tuple[str, ...]]:
             parts.append(f"[{p}]")
             raw.append(str(p))
         elif isinstance(p, str) and (
-            p in ("str", "ModelConfig") or p.startswith(("function-", "literal["))
+            p in ("str", "ModelConfig") or p in _UNION_TAGS or p.startswith(("function-", "literal["))
         ):
             continue
         else:

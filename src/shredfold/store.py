@@ -200,6 +200,18 @@ class Store:
             raise CorruptObjectError(stage, key, name, "its SHA-256 differs from the manifest")
         return data
 
+    def read_head(self, stage: str, key: str, name: str, size: int) -> bytes:
+        """The first ``size`` bytes of an object's file, to peek at a header (an image's
+        size) without reading the whole file. Checking the file against its manifest needs
+        all of it, so this is not verified: never use it for content."""
+        if name not in self.manifest(stage, key):
+            raise CorruptObjectError(stage, key, name, "not listed in the object's manifest")
+        try:
+            with open(self.path(stage, key) / name, "rb") as fh:
+                return fh.read(size)
+        except FileNotFoundError:
+            raise CorruptObjectError(stage, key, name, "missing") from None
+
     def read_text(self, stage: str, key: str, name: str) -> str:
         data = self.read_bytes(stage, key, name)
         try:

@@ -6,7 +6,7 @@ import numpy as np
 
 from shredfold.corpus.document import Document
 from shredfold.shred.fonts import font_roles
-from shredfold.shred.render import code_lines, render_page, table_grid
+from shredfold.shred.render import code_lines, page_size, render_page, table_grid
 from shredfold.shred.wrap import CLOSING, OPENING
 from shredfold.spec import RenderSettings
 from shredfold.tables import table_text
@@ -118,3 +118,8 @@ def test_font_roles_follow_script_and_kind(news_en, news_zh, code_py, table_doc)
     assert font_roles(news_zh) == ("cjk", "cjk_bold")
     assert font_roles(code_py) == ("mono",)
     assert font_roles(table_doc) == ("prose", "prose_bold")
+
+
+def test_page_size_is_the_rendered_size_without_drawing(news_en, news_zh, code_py, table_doc, small) -> None:
+    for doc in (news_en, news_zh, code_py, table_doc, Document(doc_id="t/empty", domain="news_en", text="x")):
+        assert page_size(doc, small) == _render(doc, small).image.size, doc.doc_id

@@ -4,8 +4,11 @@ Every request is keyed by the model's identity and the request itself
 (:func:`~shredfold.calls.response_key`); an answer in the store is returned as is, a new
 one is stored the moment it arrives (so a crash loses nothing answered). Failed calls raise
 :class:`~shredfold.calls.ModelCallError` and are never stored. In replay-only mode any
-call that would be made raises :class:`ReplayOnlyError` instead (audits). Thread-safe: a cell
-of an HTTP model asks ``max_concurrency`` requests at a time through one asker.
+call that would be made raises :class:`ReplayOnlyError` instead (audits). A model with a
+``budget_usd`` reserves each call's worst case before it is made and settles it after
+(:mod:`shredfold.models.budget`); a call that would exceed the budget is refused with a
+``ModelCallError``. Thread-safe: a cell of an HTTP model asks ``max_concurrency`` requests at a
+time through one asker.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from shredfold.calls import Request, Response, response_key
+from shredfold.calls import ModelCallError, Request, Response, response_key
 from shredfold.models.base import Model
+from shredfold.models.budget import Budget
 from shredfold.models.envelope import cached_response, has_response, store_response
 from shredfold.models.registry import build_model
 from shredfold.spec import ModelConfig
@@ -68,6 +72,7 @@ class CachedAsker:
         self.name, self.config, self.identity, self.store = name, config, identity, store
         self.replay_only = replay_only
         self._model = model
+        self.budget = Budget.of(config, store)
         self._lock = threading.Lock()
         self.called = self.cached = 0
 
@@ -96,11 +101,20 @@ class CachedAsker:
         if self.replay_only:
             raise ReplayOnlyError(f"{self.name}: request {rkey[:12]} is not cached (replay-only)")
         model = self.model()
+        budget = self.budget
+        ticket = budget.reserve(request, rkey) if budget is not None else None
         t0 = time.perf_counter()
-        response = model.complete(request)
+        try:
+            response = model.complete(request)
+        except ModelCallError as exc:
+            if budget is not None and ticket is not None:
+                budget.failed(ticket, exc)
+            raise
         if not response.latency_s:
             response.latency_s = time.perf_counter() - t0
         store_response(self.store, rkey, self.identity, request, response)
+        if budget is not None and ticket is not None:
+            budget.settle(ticket, response)
         with self._lock:
             self.called += 1
         return Answer(response.text, answer_meta(rkey, response, False))

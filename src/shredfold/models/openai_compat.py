@@ -31,6 +31,7 @@ from shredfold.models.accounting import cost_usd, estimate_input_tokens
 from shredfold.models.adapter import AdapterBase, adapter
 from shredfold.models.base import data_url
 from shredfold.models.endpoints import check_base_url, endpoint_url
+from shredfold.models.image_tokens import sent_size
 from shredfold.models.ratelimit import RateLimiter
 from shredfold.models.retry import (
     TRANSIENT_STATUS,
@@ -115,12 +116,11 @@ def prepare_image(data: bytes, max_side: int) -> bytes:
     from PIL import Image
 
     with Image.open(io.BytesIO(data)) as img:
-        w, h = img.size
-        if max(w, h) <= max_side:
+        size = sent_size(*img.size, max_side)
+        if size == img.size:
             return data
         jpeg = img.format == "JPEG"
-        scale = max_side / max(w, h)
-        small = img.resize((max(1, round(w * scale)), max(1, round(h * scale))), Image.Resampling.LANCZOS)
+        small = img.resize(size, Image.Resampling.LANCZOS)
         buf = io.BytesIO()
         if jpeg:
             small.save(buf, format="JPEG", quality=95, optimize=False)
@@ -364,6 +364,8 @@ class OpenAICompatible(AdapterBase):
         """The reply's body, at most ``limit`` bytes of it (an error body) or refused past
         :attr:`max_reply_bytes`; the attempt's whole time is bounded by ``timeout_s`` (httpx's
         timeout is per read, so a server dripping bytes would otherwise hold it for ever)."""
+        import httpx
+
         chunks: list[bytes] = []
         size = 0
         for chunk in reply.iter_bytes():

@@ -185,13 +185,17 @@ def table_grid(doc: Document, s: RenderSettings) -> TableGrid:
     return TableGrid(cells, layout, (s.margin, s.margin), size, step, (pad_x, pad_y))
 
 
+def _table_height(grid: TableGrid, s: RenderSettings) -> int:
+    return grid.layout.row_y[-1] + 2 * s.margin
+
+
 def _render_table(doc: Document, s: RenderSettings, rng: np.random.Generator, lang: Lang) -> Page:
     grid = table_grid(doc, s)
     fonts = {
         False: load_font("cjk" if lang == "zh" else "prose", grid.size),
         True: load_font("cjk_bold" if lang == "zh" else "prose_bold", grid.size),
     }
-    height = grid.layout.row_y[-1] + 2 * s.margin
+    height = _table_height(grid, s)
     pixels = surface(s.width, height, s.paper, s.texture, rng)
     for cell in grid.cells:
         if cell.header:  # a light wash, multiplied so the paper texture shows through
@@ -220,16 +224,29 @@ def _render_table(doc: Document, s: RenderSettings, rng: np.random.Generator, la
 # ------------------------------------------------------------------ entry point
 
 
+def _text_layout(doc: Document, settings: RenderSettings) -> tuple[list[_Run], int]:
+    """The runs of a prose or code page and the page's height."""
+    if doc.kind == "code":
+        runs, height = _layout_code(doc, settings)
+    else:
+        runs, height = _layout_prose(doc, settings, doc.lang)
+    return runs, max(height, 2 * settings.margin + _line_height(settings.prose_font_size, settings))
+
+
+def page_size(doc: Document, settings: RenderSettings) -> tuple[int, int]:
+    """(width, height) of the page :func:`render_page` draws, from the layout alone (fonts
+    measured, nothing drawn: a few milliseconds)."""
+    if doc.kind == "table":
+        return settings.width, _table_height(table_grid(doc, settings), settings)
+    return settings.width, _text_layout(doc, settings)[1]
+
+
 def render_page(doc: Document, settings: RenderSettings, rng: np.random.Generator) -> Page:
     """Draw ``doc`` on a page ``settings.width`` wide and as tall as its content needs."""
     lang = doc.lang
     if doc.kind == "table":
         return _render_table(doc, settings, rng, lang)
-    if doc.kind == "code":
-        runs, height = _layout_code(doc, settings)
-    else:
-        runs, height = _layout_prose(doc, settings, lang)
-    height = max(height, 2 * settings.margin + _line_height(settings.prose_font_size, settings))
+    runs, height = _text_layout(doc, settings)
     image = Image.fromarray(surface(settings.width, height, settings.paper, settings.texture, rng))
     draw = ImageDraw.Draw(image)
     for run in runs:

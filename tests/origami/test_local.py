@@ -1,6 +1,7 @@
 import math
 
 import numpy as np
+import pytest
 
 from shredfold.origami.local import check_local
 from shredfold.origami.pattern import CreasePattern
@@ -33,8 +34,16 @@ def test_maekawa_violation_names_the_vertex():
     assert report.vertices("maekawa") == [centre]
 
 
-def test_kawasaki_violation_names_the_vertex():
-    cp, centre = vertex_at_origin([(0, "M"), (80, "M"), (180, "M"), (270, "V")])
+@pytest.mark.parametrize(
+    "rays",
+    [
+        [(0, "M"), (80, "M"), (180, "M"), (270, "V")],  # sectors 80, 100, 90, 90: sum -20
+        [(0, "M"), (100, "M"), (180, "M"), (270, "V")],  # its mirror image: sum +20
+    ],
+    ids=["negative-sum", "positive-sum"],
+)
+def test_kawasaki_violation_names_the_vertex(rays):
+    cp, centre = vertex_at_origin(rays)
     report = check_local(cp)
     assert report.vertices("kawasaki") == [centre]
     assert "alternating angle sum" in report.violations[0].detail
@@ -56,6 +65,23 @@ def test_same_angles_with_alternating_crimp_pass():
 def test_unassigned_creases_count_as_either_letter():
     cp, _ = vertex_at_origin([(0, "U"), (90, "U"), (180, "U"), (270, "M")])
     assert check_local(cp).ok
+
+
+@pytest.mark.parametrize(
+    "rays",
+    [
+        # six equal sectors (Kawasaki holds): 5 M and a U is 6-0 or 5-1, never 4-2
+        [(0, "M"), (60, "M"), (120, "M"), (180, "M"), (240, "M"), (300, "U")],
+        # three creases: no letters make an odd degree fold flat
+        [(0, "U"), (120, "U"), (240, "M")],
+    ],
+    ids=["five-mountains-and-a-U", "odd-degree"],
+)
+def test_unassigned_creases_do_not_excuse_maekawa(rays):
+    cp, centre = vertex_at_origin(rays)
+    report = check_local(cp)
+    assert report.vertices("maekawa") == [centre]
+    assert report.vertices("kawasaki") == []
 
 
 def test_crease_ending_inside_the_sheet_is_dangling():

@@ -57,8 +57,7 @@ def arrange(segments: np.ndarray, eps: float, seed_points: np.ndarray | None = N
     ends = np.floor(segments / eps).astype(np.int64).reshape(-1, 4)
     swap = (ends[:, 0] > ends[:, 2]) | ((ends[:, 0] == ends[:, 2]) & (ends[:, 1] > ends[:, 3]))
     ends[swap] = ends[swap][:, [2, 3, 0, 1]]
-    _, rep, copy_of = np.unique(ends, axis=0, return_index=True, return_inverse=True)
-    copy_of = copy_of.reshape(-1)
+    rep, copy_of = _row_groups(ends)
     if len(rep) == len(segments):
         return _arrange(segments, eps, seed_points)
     rep_order = np.sort(rep)  # keep input order among representatives
@@ -175,8 +174,7 @@ def _cluster(points: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
     """
     n = len(points)
     cells = np.floor(points / eps).astype(np.int64)
-    _, rep_first, inverse = np.unique(cells, axis=0, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
+    rep_first, inverse = _row_groups(cells)
     reps = points[rep_first]
     m = len(reps)
     pairs = cKDTree(reps).query_pairs(2 * eps, output_type="ndarray")
@@ -190,6 +188,21 @@ def _cluster(points: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
     return rank[label], points[first[order]]
+
+
+def _row_groups(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Equal rows of an integer array: each group's first row index, and each row's group
+    (as ``np.unique(axis=0, return_index, return_inverse)``, group order aside, with one
+    lexsort instead of a sort of byte strings)."""
+    order = np.lexsort(rows.T[::-1])
+    srt = rows[order]
+    new = np.ones(len(rows), bool)
+    new[1:] = (srt[1:] != srt[:-1]).any(axis=1)
+    group = np.cumsum(new) - 1
+    inverse = np.empty(len(rows), np.int64)
+    inverse[order] = group
+    # lexsort is stable: a group's first row in sorted order is its first in the input
+    return order[new], inverse
 
 
 def trace_faces(points: np.ndarray, edges: np.ndarray) -> Faces:

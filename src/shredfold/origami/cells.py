@@ -92,7 +92,11 @@ def folded_tolerances(geometry: FoldedGeometry) -> list[float]:
 
 def build_cells(geometry: FoldedGeometry, eps: float | None = None) -> Cells:
     """The overlap graph at ``eps``, or at the first distance that gives a consistent one:
-    the stability scan's, then :func:`folded_tolerances`."""
+    the stability scan's, then those of :func:`folded_tolerances`.
+
+    The scan runs on every design: how far apart copies of one folded point lie is not
+    told by how well the faces agree about each vertex (a pattern without interior
+    vertices folds without any disagreement, whatever noise its coordinates carry)."""
     segs = geometry.vertices[geometry.pattern.edges]
     if eps is not None:
         return _build_cells(geometry, eps, arrange(segs, eps))

@@ -72,6 +72,33 @@ def test_fold_shaped_garbage_is_a_format_error_or_a_pattern(data: dict, _unused:
     _must_fail_cleanly(lambda: _build(read_fold(text)))
 
 
+SQUARE = {
+    "vertices_coords": [[0, 0], [1, 0], [1, 1], [0, 1]],
+    "edges_vertices": [[0, 1], [1, 2], [2, 3], [3, 0], [0, 2]],
+    "edges_assignment": ["B", "B", "B", "B", "V"],
+    "faces_vertices": [[0, 1, 2], [0, 2, 3]],
+    "faceOrders": [[0, 1, 1]],
+}
+
+
+@FUZZ
+@given(
+    st.sampled_from(sorted(SQUARE)),
+    st.one_of(json_values, st.lists(st.lists(st.one_of(numbers, st.text(max_size=2), st.none()), max_size=4), max_size=4)),
+    st.booleans(),
+)
+def test_one_garbage_field_in_a_valid_file_is_named(key: str, value: object, drop_faces: bool) -> None:
+    # the other fields are valid, so the reader gets as far as the garbage; the error may
+    # name a field the garbage makes inconsistent (faceOrders once faces_vertices is wrong)
+    data = {k: v for k, v in SQUARE.items() if not (drop_faces and k == "faces_vertices")}
+    data[key] = value
+    text = json.dumps(data, allow_nan=False)
+    try:
+        _build(read_fold(text))
+    except FoldFormatError as exc:
+        assert exc.field in SQUARE, (exc.field, key)
+
+
 @FUZZ
 @given(
     st.lists(

@@ -165,9 +165,10 @@ def _parse_frame(data: Mapping[str, Any], prefix: str) -> FoldFrame:
             )
         assignment = []
         for i, a in enumerate(raw_assign):
-            a = a.upper() if isinstance(a, str) else a
+            if not isinstance(a, str):
+                raise FoldFormatError(name("edges_assignment"), f"assignment {a!r} is not a letter", i)
             # "C" (cut) and "J" (join) are FOLD 1.2 letters; a cut behaves as a boundary.
-            a = {"C": "B", "J": "F"}.get(a, a)
+            a = {"C": "B", "J": "F"}.get(a.upper(), a.upper())
             if a not in ASSIGNMENTS:
                 raise FoldFormatError(name("edges_assignment"), f"unknown assignment {a!r}", i)
             assignment.append(a)

@@ -2,6 +2,7 @@
 
     python bench/solver_vs_flatfolder.py DESIGNS --ff-src DIR --ff-driver PATH \\
         [--limit 10000] [--timeout 30] [--ff-timeout 120] [--only 001,059] [--out CSV [--resume]]
+        [--ff-from EARLIER_CSV]
 
 DESIGNS is a folder of ``.fold`` files (Flat-Folder's ``examples/instagram`` at the commit
 pinned in ``src/shredfold/origami_bench/data/flat_folder/manifest.json``). Flat-Folder
@@ -158,6 +159,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="", help="comma-separated design numbers (the file names' first 3 characters)")
     ap.add_argument("--out", type=Path, help="CSV file (default: stdout)")
     ap.add_argument("--resume", action="store_true", help="keep the rows already in --out and add the rest")
+    ap.add_argument(
+        "--ff-from",
+        type=Path,
+        help="take Flat-Folder's columns from this earlier output instead of running it again "
+        "(its results do not depend on this engine; the times were measured then)",
+    )
     args = ap.parse_args(argv)
     limit = args.limit or None
     only = set(filter(None, args.only.split(",")))
@@ -174,6 +181,10 @@ def main(argv: list[str] | None = None) -> int:
         out.writeheader()
     worker = _Worker()
     flat_folder = _FlatFolder(args.ff_driver, args.ff_src)
+    earlier: dict[str, dict[str, str]] = {}
+    if args.ff_from:
+        with args.ff_from.open(newline="") as fh:
+            earlier = {r["file"]: r for r in csv.DictReader(fh)}
     for path in files:
         # the solver runs without its own deadline: the budget is processor time
         got = worker.run((str(path), limit, None), WALL_FACTOR * args.timeout, cpu=args.timeout)
@@ -192,7 +203,10 @@ def main(argv: list[str] | None = None) -> int:
             "ff_states": "",
             "ff_variables": "",
         }
-        row.update(flat_folder.run(path, limit, args.ff_timeout))
+        if path.name in earlier:
+            row.update({k: v for k, v in earlier[path.name].items() if k.startswith("ff_")})
+        else:
+            row.update(flat_folder.run(path, limit, args.ff_timeout))
         if row["ours_status"] == "ok" and row["ff_status"] == "ok":
             row["match"] = "yes" if str(row["ours_states"]) == row["ff_states"] else "no"
         else:

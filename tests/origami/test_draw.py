@@ -7,6 +7,7 @@ depend on them, so a wrong stored mask cannot hide a wrong engine.
 
 import hashlib
 import io
+import math
 import os
 from pathlib import Path
 
@@ -24,8 +25,9 @@ from shredfold.origami import (
     silhouette_mask,
     solve_layers,
 )
+from shredfold.origami.draw import DEFAULT_STYLE
 
-from .bases import BASES
+from .bases import BASES, T
 
 EXPECTED = Path(__file__).parent / "expected"
 MASK_SIZE = 64
@@ -88,11 +90,35 @@ def test_crease_pattern_colours_mountains_and_valleys_apart():
     assert (214, 39, 40) in colours and (31, 119, 180) in colours and (0, 0, 0) in colours
 
 
-def test_folded_kite_is_shaded_by_depth():
+def test_folded_kite_shows_its_layers_where_the_geometry_puts_them():
+    # The kite's root face is flap 0 (sheet coordinates, unmoved), so the body is reflected
+    # across the crease y = T x and lies on top, seen from its back. Folded, the kite is the
+    # quadrilateral (0, 0), (1, -T), (sqrt 2, 0), (1, T): the two flaps (area T/2 each) lie
+    # under the body's near half, and the body's far triangle (area 1 - 2T) is one layer.
     _, geom, layers = _folded("kite")
-    img = np.asarray(draw_folded(geom, layers.face_orders, 128))
-    paper = ~(img == 255).all(axis=2)
-    assert paper.mean() > 0.15
-    # one layer at the tip, three where the flaps lie: two shades of the visible side
-    shades = {tuple(c) for c in img[paper].tolist()} - {(0, 0, 0)}
-    assert len(shades) >= 2
+    size = 128
+    img = np.asarray(draw_folded(geom, layers.face_orders, size))
+    style = DEFAULT_STYLE
+    scale = size * (1 - 2 * style.margin) / math.sqrt(2)  # pixels per unit; width sqrt 2
+    back = np.array(style.back, float)
+    one_layer = tuple(int(v) for v in np.round(back))  # the deepest cell has 2 layers
+    two_layers = tuple(int(v) for v in np.round(back * 0.65))
+
+    def pixel(x: float, y: float) -> tuple[int, ...]:
+        col = size / 2 + scale * (x - math.sqrt(2) / 2)
+        row = size / 2 - scale * y
+        return tuple(img[int(row), int(col)].tolist())
+
+    assert pixel(0.5, 0.1) == two_layers and pixel(0.5, -0.1) == two_layers
+    # either side of the body's flat diagonal (y = 0, drawn as an edge between its faces)
+    assert pixel(1.2, 0.05) == one_layer and pixel(1.2, -0.05) == one_layer
+    assert pixel(0.1, 0.3) == tuple(style.background)  # outside the kite
+    colours = img.reshape(-1, 3)
+    count = {c: int((colours == c).all(axis=1).sum()) for c in (one_layer, two_layers)}
+    edges = int((colours == 0).all(axis=1).sum())
+    # each region's area in pixels, less the one-pixel edge lines drawn over its outline
+    assert count[two_layers] == pytest.approx(T * scale**2, rel=0.12)
+    assert count[one_layer] == pytest.approx((1 - 2 * T) * scale**2, rel=0.12)
+    assert count[two_layers] + count[one_layer] + edges == pytest.approx((1 - T) * scale**2, rel=0.03)
+    # nothing of the front side shows: the flaps are hidden under the body
+    assert not (colours == np.array(style.front)).all(axis=1).any()

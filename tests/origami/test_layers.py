@@ -1,5 +1,9 @@
+import math
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shredfold.origami.constraints import (
     TACO_TACO,
@@ -9,8 +13,12 @@ from shredfold.origami.constraints import (
     table,
     valid_tuples,
 )
+from shredfold.origami.fold_format import read_fold
 from shredfold.origami.layers import solve_layers
 from shredfold.origami.pattern import CreasePattern
+
+from .bases import BASES
+from .sheet_transforms import transformed
 
 BORDER = [((0, 0), (1, 0)), ((1, 0), (1, 1)), ((1, 1), (0, 1)), ((0, 1), (0, 0))]
 
@@ -117,3 +125,27 @@ def test_cp_file_reads_into_a_foldable_pattern():
     cp = CreasePattern.from_segments([s[:2] for s in segs], [s[2] for s in segs])
     assert cp.n_faces == 2
     assert solve_layers(cp).satisfiable
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from(["fish", "kite", "waterbomb", "preliminary", "strip"]),
+    st.floats(0, 2 * math.pi),
+    st.booleans(),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([0.0, 1e-9, 1e-6, 1e-4]),
+)
+def test_state_counts_ignore_rotation_mirror_renumbering_and_noise(name, angle, mirror, seed, noise):
+    if name == "strip":
+        # four unassigned stamps: 16 foldings (see the stamp-folding test above)
+        cp = square_with(*[((x, 0), (x, 1), "U") for x in (0.25, 0.5, 0.75)])
+    else:
+        cp = CreasePattern.from_fold(read_fold(BASES[name][0]))
+    expected = solve_layers(cp, limit=None)
+    moved = CreasePattern.from_fold(
+        transformed(cp.to_fold_frame(), angle=angle, mirror=mirror, seed=seed, noise=noise)
+    )
+    res = solve_layers(moved, limit=None)
+    assert res.satisfiable and expected.satisfiable
+    assert (res.states, res.variables) == (expected.states, expected.variables)
+    assert sorted(res.components) == sorted(expected.components)

@@ -1,9 +1,14 @@
 import math
 
 import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shredfold.origami.local import check_local
 from shredfold.origami.pattern import CreasePattern
+
+from .sheet_transforms import transformed
 
 BORDER = [((-1, -1), (1, -1)), ((1, -1), (1, 1)), ((1, 1), (-1, 1)), ((-1, 1), (-1, -1))]
 
@@ -33,8 +38,16 @@ def test_maekawa_violation_names_the_vertex():
     assert report.vertices("maekawa") == [centre]
 
 
-def test_kawasaki_violation_names_the_vertex():
-    cp, centre = vertex_at_origin([(0, "M"), (80, "M"), (180, "M"), (270, "V")])
+@pytest.mark.parametrize(
+    "rays",
+    [
+        [(0, "M"), (80, "M"), (180, "M"), (270, "V")],  # sectors 80, 100, 90, 90: sum -20
+        [(0, "M"), (100, "M"), (180, "M"), (270, "V")],  # its mirror image: sum +20
+    ],
+    ids=["negative-sum", "positive-sum"],
+)
+def test_kawasaki_violation_names_the_vertex(rays):
+    cp, centre = vertex_at_origin(rays)
     report = check_local(cp)
     assert report.vertices("kawasaki") == [centre]
     assert "alternating angle sum" in report.violations[0].detail
@@ -58,7 +71,66 @@ def test_unassigned_creases_count_as_either_letter():
     assert check_local(cp).ok
 
 
+@pytest.mark.parametrize(
+    "rays",
+    [
+        # six equal sectors (Kawasaki holds): 5 M and a U is 6-0 or 5-1, never 4-2
+        [(0, "M"), (60, "M"), (120, "M"), (180, "M"), (240, "M"), (300, "U")],
+        # three creases: no letters make an odd degree fold flat
+        [(0, "U"), (120, "U"), (240, "M")],
+    ],
+    ids=["five-mountains-and-a-U", "odd-degree"],
+)
+def test_unassigned_creases_do_not_excuse_maekawa(rays):
+    cp, centre = vertex_at_origin(rays)
+    report = check_local(cp)
+    assert report.vertices("maekawa") == [centre]
+    assert report.vertices("kawasaki") == []
+
+
 def test_crease_ending_inside_the_sheet_is_dangling():
     segs = [*BORDER, ((0, 0), (1, 0))]
     cp = CreasePattern.from_segments(np.array(segs, float), ["B"] * 4 + ["V"])
     assert [v.rule for v in check_local(cp).violations] == ["dangling"]
+
+
+# ---- invariance -----------------------------------------------------------------------
+
+_letters = st.sampled_from("MVU")
+
+
+@st.composite
+def single_vertex_patterns(draw):
+    """A vertex at the centre of the unit square with 4, 6 or 8 creases: often Kawasaki-flat
+    (sectors drawn in pairs whose alternating sum is zero), sometimes not."""
+    degree = draw(st.sampled_from([4, 6, 8]))
+    weights = draw(st.lists(st.integers(1, 9), min_size=degree, max_size=degree))
+    sectors = np.array(weights, float)
+    if draw(st.booleans()):
+        # make the even and the odd sectors each sum to pi
+        sectors[0::2] *= math.pi / sectors[0::2].sum()
+        sectors[1::2] *= math.pi / sectors[1::2].sum()
+    else:
+        sectors *= 2 * math.pi / sectors.sum()
+    start = draw(st.floats(0, 2 * math.pi))
+    angles = start + np.concatenate([[0.0], np.cumsum(sectors)[:-1]])
+    letters = draw(st.lists(_letters, min_size=degree, max_size=degree))
+    return [(math.degrees(a), letter) for a, letter in zip(angles, letters, strict=True)]
+
+
+def _verdict(cp: CreasePattern) -> list[str]:
+    return sorted(v.rule for v in check_local(cp).violations)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    single_vertex_patterns(),
+    st.floats(0, 2 * math.pi),
+    st.booleans(),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([0.0, 1e-9, 1e-7, 1e-5]),
+)
+def test_local_verdict_ignores_rotation_mirror_renumbering_and_noise(rays, angle, mirror, seed, noise):
+    cp, _ = vertex_at_origin(rays)
+    moved = CreasePattern.from_fold(transformed(cp.to_fold_frame(), angle=angle, mirror=mirror, seed=seed, noise=noise))
+    assert _verdict(moved) == _verdict(cp)

@@ -9,12 +9,17 @@ bounded by a per-design and an overall time budget.
 from __future__ import annotations
 
 import csv
+import math
 import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from shredfold.origami import CreasePattern, read_fold, solve_layers
+from shredfold.origami import CreasePattern, check_local, read_fold, solve_layers
+
+from .sheet_transforms import transformed
 
 LIMIT = 10000  # the limit reference.csv was made with
 PER_DESIGN_SECONDS = 10.0
@@ -66,6 +71,40 @@ def test_small_designs_match_flat_folder(name, designs_dir):
     assert sorted(res.components) == sorted(flat_folder)
 
 
+# small designs with their own character: repeated edges (013), 6561 states (121), 48 over
+# several components (073), unassigned creases (009), a rabbit-ear twist (048)
+INVARIANT = [
+    "009_ku_Unassigned_Triangle_Pleat.fold",
+    "013_mitanioripa_Medal.fold",
+    "048_komatsu_Dutch_Rabbit.fold",
+    "073_komatsu_Squirrel.fold",
+    "121_komatsuoripa_rafflesia.fold",
+]
+
+
+# designs_dir is the same folder for every example
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    st.sampled_from(INVARIANT),
+    st.floats(0, 2 * math.pi),
+    st.booleans(),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([0.0, 1e-9, 1e-7, 1e-5, 1e-4]),
+)
+def test_counts_and_verdicts_ignore_rotation_mirror_renumbering_and_noise(designs_dir, name, angle, mirror, seed, noise):
+    frame = read_fold((designs_dir / "instagram" / name).read_text()).key_frame
+    moved = CreasePattern.from_fold(transformed(frame, angle=angle, mirror=mirror, seed=seed, noise=noise))
+    res = solve_layers(moved, limit=LIMIT, timeout=PER_DESIGN_SECONDS)
+    assert check_local(moved).ok
+    assert res.satisfiable, res.detail
+    assert str(res.states) == _reference(designs_dir)[name]["states"]
+    assert res.variables == int(_reference(designs_dir)[name]["variables"])
+
+
 @pytest.mark.parametrize(
     ("name", "reason"),
     [
@@ -87,13 +126,15 @@ def test_all_designs_match_flat_folder_within_budget(designs_dir):
     started = time.monotonic()
     matched, timed_out, mismatched, skipped = [], [], [], []
     # cheapest first (by Flat-Folder's own time), so the overall budget covers the most
-    names = sorted(ref, key=lambda n: float(ref[n]["setup_sec"]) + float(ref[n]["solve_sec"]))
+    names = sorted(ref, key=lambda n: _ff_seconds(ref[n]))
+    # Flat-Folder solves these within a second; this solver is faster on every one of them,
+    # so each must finish and match whatever the load (PER_DESIGN_SECONDS is 10x a margin)
+    must_match = [n for n in names if _ff_seconds(ref[n]) <= 1.0 and int(ref[n]["variables"]) <= MAX_VARIABLES]
     for name in names:
-        if time.monotonic() - started > OVERALL_SECONDS:
-            skipped.append(name)
-            continue
         row = ref[name]
-        if int(row["variables"]) > MAX_VARIABLES:
+        if int(row["variables"]) > MAX_VARIABLES or (
+            name not in must_match and time.monotonic() - started > OVERALL_SECONDS
+        ):
             skipped.append(name)
             continue
         cp = _load(designs_dir / "instagram" / name)
@@ -102,7 +143,11 @@ def test_all_designs_match_flat_folder_within_budget(designs_dir):
         res = solve_layers(cp, limit=LIMIT, timeout=PER_DESIGN_SECONDS)
         if res.status == "timeout":
             timed_out.append(name)
-        elif res.satisfiable and str(res.states) == row["states"]:
+        elif (
+            res.satisfiable
+            and str(res.states) == row["states"]
+            and (name in NEWER_FILE or res.variables == int(row["variables"]))
+        ):
             matched.append(name)
         else:
             mismatched.append((name, res.status, res.reason, res.states, row["states"]))
@@ -111,8 +156,14 @@ def test_all_designs_match_flat_folder_within_budget(designs_dir):
         f"{len(skipped)} skipped (too big, or past {OVERALL_SECONDS:.0f} s), "
         f"mismatched: {mismatched}"
     )
+    # every design that finishes matches; the cheap ones all finish
     assert not mismatched
-    assert len(matched) >= 100
+    assert set(must_match) <= set(matched), sorted(set(must_match) - set(matched))
+    assert len(must_match) >= 130  # of the 200 (reference.csv: 131 within 1 s)
+
+
+def _ff_seconds(row: dict[str, str]) -> float:
+    return float(row["setup_sec"]) + float(row["solve_sec"])
 
 
 @pytest.mark.slow

@@ -78,3 +78,21 @@ def test_deep_searches_finish_by_enumeration_with_the_same_count(seed, monkeypat
     monkeypatch.setattr(states, "MAX_DEPTH", 1)
     clauses = random_cnf(100 + seed, 12, m=10)
     assert solve_component(12, clauses, None, None)[0] == brute_force(12, clauses)
+
+
+@pytest.mark.parametrize("small_split", [0, 10**9], ids=["numpy-split", "python-split"])
+def test_a_capped_count_still_needs_every_later_part_satisfiable(small_split, monkeypatch):
+    monkeypatch.setattr(states, "ENUMERATE_SECONDS", 0.0)
+    monkeypatch.setattr(states, "SMALL_SPLIT", small_split)
+    # a = 1 is the most constrained variable, so the search branches on it first. With
+    # a true, c1..c4 are free (16 orders, past the cap) and b1, b2 form a separate part with
+    # no solution that unit propagation alone cannot see; with a false everything is forced.
+    # The one solution is a = b = c = false, whatever the cap.
+    a, c, b = 1, [2, 3, 4, 5], [6, 7]
+    clauses = [[-a, s1 * b[0], s2 * b[1]] for s1 in (1, -1) for s2 in (1, -1)]
+    clauses += [[a, -v] for v in c + b]
+    assert brute_force(7, clauses) == 1
+    for limit in (None, 10, 2):
+        count, values = solve_component(7, clauses, limit, None)
+        assert count == 1, limit
+        assert values is not None and satisfies(values, clauses)

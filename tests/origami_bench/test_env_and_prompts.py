@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
-from shredfold.origami import square_sheet
+from shredfold.origami import folded_silhouette, square_sheet
 from shredfold.origami_bench.env import EnvConfig, run_episode, state_hash, step
 from shredfold.prompts.origami import (
     Action,
@@ -64,11 +65,32 @@ def test_bad_actions_are_rejected_with_a_reason_and_leave_the_state(answer: str,
     assert feedback.text().startswith(f"rejected ({reason})")
 
 
-def test_a_valid_fold_changes_the_state() -> None:
+@pytest.mark.parametrize(("letter", "in_front"), [("V", True), ("M", False)])
+def test_a_valid_fold_gives_the_folded_state_it_describes(letter: str, in_front: bool) -> None:
+    # The book fold along x = 1/2, directed up: the left half turns over onto the right one,
+    # in front of it for a valley and behind it for a mountain. By hand: the folded model
+    # is the right half [1/2, 1] x [0, 1] (area 1/2), two layers everywhere (one overlapping
+    # face pair), the left half seen from its back.
     sheet = square_sheet()
-    new, feedback, action = step(sheet, BOOK, "fold")
+    answer = BOOK.replace('"V"', f'"{letter}"')
+    new, feedback, action = step(sheet, answer, "fold")
     assert feedback.valid and isinstance(action, Action)
     assert state_hash(new) != state_hash(sheet)
+    outline = folded_silhouette(new.geometry)
+    assert outline.area == pytest.approx(0.5, abs=1e-9)
+    assert outline.bounds == pytest.approx((0.5, 0.0, 1.0, 1.0), abs=1e-9)
+    creases = new.pattern.assignments != "B"
+    assert new.pattern.assignments[creases].tolist() == [letter]
+    ends = new.pattern.vertices[new.pattern.edges[creases][0]]
+    assert sorted(map(tuple, ends.round(9).tolist())) == [(0.5, 0.0), (0.5, 1.0)]
+    assert new.layers.satisfiable and new.layers.states == 1 and new.layers.variables == 1
+    centres = [new.pattern.vertices[f].mean(axis=0)[0] for f in new.pattern.faces]
+    left = int(np.argmin(centres))
+    assert new.geometry.flipped.tolist() == [i == left for i in range(2)]
+    (f, g, s), = new.layers.face_orders.tolist()
+    # FOLD faceOrders: s = +1 when f lies above g on the side f's normal points to
+    f_above = (s == 1) != bool(new.geometry.flipped[f])
+    assert (f_above == (f == left)) == in_front
 
 
 def test_episode_counts_invalid_steps_and_ends_on_stop() -> None:

@@ -50,11 +50,43 @@ def arrange(segments: np.ndarray, eps: float, seed_points: np.ndarray | None = N
     arrangement of an already planar graph keeps its vertex numbering.
     """
     segments = np.asarray(segments, dtype=float).reshape(-1, 2, 2)
+    # A folded state stacks many layers: most of its segments are copies of a few. Copies
+    # whose ends fall in the same eps-cells would merge anyway, so arrange one of each and
+    # hand every copy the edges of its representative (crossing candidates grow with the
+    # square of the copies).
+    ends = np.floor(segments / eps).astype(np.int64).reshape(-1, 4)
+    swap = (ends[:, 0] > ends[:, 2]) | ((ends[:, 0] == ends[:, 2]) & (ends[:, 1] > ends[:, 3]))
+    ends[swap] = ends[swap][:, [2, 3, 0, 1]]
+    rep, copy_of = _row_groups(ends)
+    if len(rep) == len(segments):
+        return _arrange(segments, eps, seed_points)
+    rep_order = np.sort(rep)  # keep input order among representatives
+    rank = np.empty(len(segments), np.int64)
+    rank[rep_order] = np.arange(len(rep_order))
+    uniq_of = rank[rep[copy_of]]  # each input segment's representative, as an index of rep_order
+    arr = _arrange(segments[rep_order], eps, seed_points)
+    # expand: edge e's sources are the copies of each representative source
+    members = np.argsort(uniq_of, kind="stable")
+    m_ptr = np.searchsorted(uniq_of[members], np.arange(len(rep_order) + 1))
+    counts = m_ptr[arr.sources + 1] - m_ptr[arr.sources]
+    edge_of = np.repeat(np.repeat(np.arange(len(arr.edges)), np.diff(arr.sources_indptr)), counts)
+    total = int(counts.sum())
+    offs = np.repeat(m_ptr[arr.sources] - np.cumsum(counts) + counts, counts) + np.arange(total)
+    src = members[offs]
+    order = np.lexsort((src, edge_of))
+    indptr = np.searchsorted(edge_of[order], np.arange(len(arr.edges) + 1))
+    return Arrangement(points=arr.points, edges=arr.edges, sources_indptr=indptr, sources=src[order])
+
+
+def _arrange(segments: np.ndarray, eps: float, seed_points: np.ndarray | None) -> Arrangement:
     a, b = segments[:, 0], segments[:, 1]
     d = b - a
     length = np.hypot(d[:, 0], d[:, 1])
     keep = length > eps
     seg_ids = np.flatnonzero(keep)
+    if len(seg_ids) == 0:
+        empty = np.zeros(0, np.int64)
+        return Arrangement(np.zeros((0, 2)), np.zeros((0, 2), np.int64), np.zeros(1, np.int64), empty)
 
     # candidate pairs by bounding boxes grown by eps
     lo = np.minimum(a, b)[keep] - eps
@@ -82,9 +114,20 @@ def arrange(segments: np.ndarray, eps: float, seed_points: np.ndarray | None = N
     all_pts = np.concatenate([seeds, a[seg_ids], b[seg_ids], x])
     vid, points = _cluster(all_pts, eps)
 
-    # every vertex within eps of a segment splits it there
+    # every vertex within eps of a segment splits it there; so do the clusters that took a
+    # segment's own end points and crossings, however far a chain of merges moved them
+    # (without that, a crossing merged into a point just over eps away leaves the two
+    # segments crossing without a vertex, and the faces traced are not a subdivision)
     lines = shapely.linestrings(segments[seg_ids])
     pv, ps = shapely.STRtree(lines).query(shapely.points(points), predicate="dwithin", distance=eps)
+    n_seeds, n_kept = len(seeds), len(seg_ids)
+    own_vid = np.concatenate([vid[n_seeds : n_seeds + 2 * n_kept], vid[n_seeds + 2 * n_kept :].repeat(2)])
+    pos_of = np.empty(len(segments), np.int64)
+    pos_of[seg_ids] = np.arange(n_kept)
+    own_seg = np.concatenate(
+        [np.arange(n_kept), np.arange(n_kept), np.stack([pos_of[i[cross]], pos_of[j[cross]]], 1).ravel()]
+    )
+    pv, ps = np.concatenate([pv, own_vid]), np.concatenate([ps, own_seg])
     on_seg = seg_ids[ps]
     on_vid = pv
     par = np.einsum("ij,ij->i", points[pv] - a[on_seg], d[on_seg]) / length[on_seg] ** 2
@@ -106,7 +149,8 @@ def arrange(segments: np.ndarray, eps: float, seed_points: np.ndarray | None = N
 
     order = np.lexsort((src, edge_of))
     e_sorted, s_sorted = edge_of[order], src[order]
-    dup = np.concatenate([[True], (e_sorted[1:] != e_sorted[:-1]) | (s_sorted[1:] != s_sorted[:-1])])
+    dup = np.ones(len(e_sorted), bool)  # first of each (edge, source) pair; none when no edges
+    dup[1:] = (e_sorted[1:] != e_sorted[:-1]) | (s_sorted[1:] != s_sorted[:-1])
     e_sorted, s_sorted = e_sorted[dup], s_sorted[dup]
     indptr = np.searchsorted(e_sorted, np.arange(len(uniq) + 1))
 
@@ -130,8 +174,7 @@ def _cluster(points: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
     """
     n = len(points)
     cells = np.floor(points / eps).astype(np.int64)
-    _, rep_first, inverse = np.unique(cells, axis=0, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
+    rep_first, inverse = _row_groups(cells)
     reps = points[rep_first]
     m = len(reps)
     pairs = cKDTree(reps).query_pairs(2 * eps, output_type="ndarray")
@@ -145,6 +188,21 @@ def _cluster(points: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
     return rank[label], points[first[order]]
+
+
+def _row_groups(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Equal rows of an integer array: each group's first row index, and each row's group
+    (as ``np.unique(axis=0, return_index, return_inverse)``, group order aside, with one
+    lexsort instead of a sort of byte strings)."""
+    order = np.lexsort(rows.T[::-1])
+    srt = rows[order]
+    new = np.ones(len(rows), bool)
+    new[1:] = (srt[1:] != srt[:-1]).any(axis=1)
+    group = np.cumsum(new) - 1
+    inverse = np.empty(len(rows), np.int64)
+    inverse[order] = group
+    # lexsort is stable: a group's first row in sorted order is its first in the input
+    return order[new], inverse
 
 
 def trace_faces(points: np.ndarray, edges: np.ndarray) -> Faces:

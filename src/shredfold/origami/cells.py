@@ -28,8 +28,48 @@ class Cells:
     eps: float
 
 
+# The stability scan: snapping distances d / 2^k from the pattern's shortest edge d down,
+# until the arrangement's point and edge counts stay the same over STABLE_SPAN halvings
+# (no feature of the folded state lies between those scales, so any of them resolves it
+# alike). Flat-Folder chooses its epsilon by the same principle, which is what makes the
+# two count the same states on designs whose float noise has no clear scale.
+STABLE_SPAN = 3
+# the scan gives up once copies of one point are coming apart (the counts quadruple) or the
+# distance nears double-precision noise relative to the sheet
+_SCAN_GROWTH = 4.0
+_SCAN_FLOOR = 2.0**-40
+
+
+def stable_arrangement(geometry: FoldedGeometry) -> tuple[float, Arrangement] | None:
+    """The first stable run of the scan: its smallest distance and that arrangement, or
+    None when the counts never settle."""
+    segs = geometry.vertices[geometry.pattern.edges]
+    d = float(np.hypot(*(segs[:, 1] - segs[:, 0]).T).min())
+    floor = geometry.pattern.size * _SCAN_FLOOR
+    seen: dict[int, tuple[tuple[int, int], Arrangement]] = {}
+
+    def at(k: int) -> tuple[tuple[int, int], Arrangement]:
+        if k not in seen:
+            arr = arrange(segs, d / 2**k)
+            seen[k] = ((len(arr.points), len(arr.edges)), arr)
+        return seen[k]
+
+    k = 3
+    first = at(k)[0][0]
+    while d / 2 ** (k + STABLE_SPAN) >= floor:
+        # the counts grow as the distance shrinks (but for rare chains of merges), so
+        # equal ends stand for a run of equal counts
+        (lo, _), (hi, arr) = at(k), at(k + STABLE_SPAN)
+        if lo == hi:
+            return d / 2 ** (k + STABLE_SPAN), arr
+        if hi[0] > _SCAN_GROWTH * first:
+            return None
+        k += 1
+    return None
+
+
 def folded_tolerances(geometry: FoldedGeometry) -> list[float]:
-    """Snapping distances to try for the folded state, best guess first.
+    """Snapping distances to try when the scan finds no stable run, best guess first.
 
     The guess sits just above the pattern's own imprecision (how far faces disagree about
     a vertex); the others step away from it by factors of 4, down to the pattern's
@@ -51,22 +91,33 @@ def folded_tolerances(geometry: FoldedGeometry) -> list[float]:
 
 
 def build_cells(geometry: FoldedGeometry, eps: float | None = None) -> Cells:
+    """The overlap graph at ``eps``, or at the first distance that gives a consistent one:
+    the stability scan's, then those of :func:`folded_tolerances`.
+
+    The scan runs on every design: how far apart copies of one folded point lie is not
+    told by how well the faces agree about each vertex (a pattern without interior
+    vertices folds without any disagreement, whatever noise its coordinates carry)."""
+    segs = geometry.vertices[geometry.pattern.edges]
     if eps is not None:
-        return _build_cells(geometry, eps)
+        return _build_cells(geometry, eps, arrange(segs, eps))
     error: OverlapError | None = None
+    stable = stable_arrangement(geometry)
+    if stable is not None:
+        try:
+            return _build_cells(geometry, *stable)
+        except OverlapError as exc:
+            error = exc
     for eps in folded_tolerances(geometry):
         try:
-            return _build_cells(geometry, eps)
+            return _build_cells(geometry, eps, arrange(segs, eps))
         except OverlapError as exc:
             error = error or exc
     assert error is not None
     raise error
 
 
-def _build_cells(geometry: FoldedGeometry, eps: float) -> Cells:
+def _build_cells(geometry: FoldedGeometry, eps: float, arr: Arrangement) -> Cells:
     pattern = geometry.pattern
-    segs = geometry.vertices[pattern.edges]
-    arr = arrange(segs, eps)
     traced = trace_faces(arr.points, arr.edges)
     n_loops = len(traced.loops)
 

@@ -181,25 +181,33 @@ class KeyIndex:
 
 
 @lru_cache(maxsize=256)
-def _pairs_of(k: int) -> np.ndarray:
-    """Index rows i < j of all pairs of range(k)."""
-    i, j = np.triu_indices(k, 1)
-    return np.stack([i, j], axis=1).astype(np.int64)
+def _all_subsets(m: int, r: int) -> np.ndarray:
+    """Index rows i < j (< k) of all r-subsets (r in 2, 3) of range(m), ordered by i."""
+    if r == 2:
+        i, j = np.triu_indices(m, 1)
+        rows = np.stack([i, j], axis=1)
+    elif m <= 256:
+        # nonzero lists the mask's cells in C order: by i, then j, then k
+        i, j, k = np.ogrid[:m, :m, :m]
+        rows = np.stack(np.nonzero((i < j) & (j < k)), axis=1)
+    else:
+        parts = [np.zeros((0, 3), np.int64)]
+        for a in range(m - 2):
+            i, j = np.triu_indices(m - a - 1, 1)
+            parts.append(np.stack([np.full(len(i), a), i + a + 1, j + a + 1], axis=1))
+        rows = np.concatenate(parts)
+    rows = rows.astype(np.int64)
+    rows.setflags(write=False)
+    return rows
 
 
-def _subsets_with_new(members: np.ndarray, d: int, r: int) -> np.ndarray:
-    """The r-subsets (r in 2, 3) of ``members`` that use one of its first ``d`` entries, as
-    (count, r) face rows in no particular order within a row."""
-    m = len(members)
-    out = []
-    for i in range(min(d, m - r + 1)):
-        rest = members[i + 1 :]
-        if r == 2:
-            out.append(np.stack([np.full(len(rest), members[i]), rest], axis=1))
-        else:
-            pairs = rest[_pairs_of(len(rest))]
-            out.append(np.concatenate([np.full((len(pairs), 1), members[i]), pairs], axis=1))
-    return np.concatenate(out) if out else np.zeros((0, r), np.int64)
+def _subset_template(m: int, d: int, r: int) -> np.ndarray:
+    """The r-subsets of range(m) whose smallest index is below ``d``: with a stack's new
+    faces listed first, the subsets that use one (a prefix of ``_all_subsets``)."""
+    a = np.arange(min(d, m))
+    rest = m - a - 1
+    count = int((rest if r == 2 else rest * (rest - 1) // 2).sum())
+    return _all_subsets(m, r)[:count]
 
 
 def _stack_tree(stacks: list[np.ndarray], n_faces: int) -> tuple[np.ndarray, np.ndarray]:
@@ -274,17 +282,26 @@ def _cell_combinations(
     stacks = [f for f in stacks if len(f) >= r]
     if not stacks:
         return np.zeros((0, r), np.int64), np.zeros(0, np.int64)
-    order, parent = _stack_tree(stacks, n_faces)
+    _, parent = _stack_tree(stacks, n_faces)
+    # every stack's faces, flat; a face is new when its stack's parent lacks it
+    sizes = np.array([len(f) for f in stacks], np.int64)
+    flat = np.concatenate(stacks)
+    owner = np.repeat(np.arange(len(stacks)), sizes)
+    member = owner * n_faces + flat  # ascending: stacks in turn, faces sorted in each
+    ask = parent[owner] * n_faces + flat
+    at = np.minimum(np.searchsorted(member, ask), len(member) - 1)
+    new = (parent[owner] < 0) | (member[at] != ask)
+    # new faces first within each stack, then subsets by (size, new count) in one gather
+    flat = flat[np.lexsort((~new, owner))]
+    n_new = np.bincount(owner, weights=new, minlength=len(stacks)).astype(np.int64)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    group = sizes * (sizes.max() + 1) + n_new
     keys = []
-    for j in order.tolist():
-        faces = stacks[j]
-        if parent[j] >= 0:
-            new = ~np.isin(faces, stacks[parent[j]], assume_unique=True)
-            members = np.concatenate([faces[new], faces[~new]])
-            d = int(new.sum())
-        else:
-            members, d = faces, len(faces)
-        rows = _subsets_with_new(members, d, r)
+    for g in np.unique(group[n_new > 0]).tolist():
+        which = np.flatnonzero(group == g)
+        m, d = int(sizes[which[0]]), int(n_new[which[0]])
+        members = flat[starts[which][:, None] + np.arange(m)]  # (stacks, m)
+        rows = members[:, _subset_template(m, d, r)].reshape(-1, r)
         a, b = rows[:, 0], rows[:, 1]
         lo, hi = np.minimum(a, b), np.maximum(a, b)
         if r == 2:
@@ -386,10 +403,18 @@ def _drop_implied_transitivity(
         half = len(node_a)
         graph = coo_matrix((np.ones(half), (inv[:half], inv[half:])), shape=(m, m))
         _, label = connected_components(graph, directed=False)
-        node_index = KeyIndex(nodes, n * n)
+        if n * n <= DENSE_KEYS:
+            # each node's chain label in a dense table (-1: not a node): two gathers a side
+            table = np.full(n * n, -1, np.int32)
+            table[nodes] = label
         for c, a, b in ((2, 0, 1), (0, 1, 2), (1, 0, 2)):
-            ia = node_index(trans[:, c] * n + trans[:, a])
-            ib = node_index(trans[:, c] * n + trans[:, b])
+            ka, kb = trans[:, c] * n + trans[:, a], trans[:, c] * n + trans[:, b]
+            if n * n <= DENSE_KEYS:
+                la, lb = table[ka], table[kb]
+                implied |= (la >= 0) & (la == lb)
+                continue
+            node_index = KeyIndex(nodes, n * n)
+            ia, ib = node_index(ka), node_index(kb)
             both = (ia >= 0) & (ib >= 0)
             implied[both] |= label[ia[both]] == label[ib[both]]
     return trans[~implied]

@@ -14,6 +14,17 @@ from typing import Any
 
 ASSIGNMENTS = ("M", "V", "B", "F", "U")
 
+# Limits on untrusted files, far above any real design (the largest of Flat-Folder's 366
+# is 3 MB with 70,000 lists and 15,419 vertices): past them a file is refused before its
+# parse can take the time or memory (a list of 10^7 vertices is gigabytes as Python objects).
+MAX_FOLD_CHARS = 64_000_000
+MAX_FOLD_LISTS = 2_000_000  # "[" characters: a bound on the arrays json would build
+MAX_VERTICES = 500_000
+MAX_EDGES = 1_000_000
+MAX_CP_LINES = 1_000_000
+# beyond this magnitude products of coordinates overflow double precision
+MAX_COORDINATE = 1e12
+
 _GEOMETRY_KEYS = (
     "vertices_coords",
     "edges_vertices",
@@ -56,10 +67,19 @@ class FoldFile:
 
 def read_fold(text: str) -> FoldFile:
     """Parse FOLD JSON text; raises :class:`FoldFormatError` naming the offending field."""
+    if len(text) > MAX_FOLD_CHARS:
+        raise FoldFormatError("json", f"too large: {len(text)} characters (limit {MAX_FOLD_CHARS})")
+    lists = text.count("[")
+    if lists > MAX_FOLD_LISTS:
+        raise FoldFormatError("json", f"too large: {lists} arrays (limit {MAX_FOLD_LISTS})")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise FoldFormatError("json", f"not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+    except RecursionError as exc:
+        raise FoldFormatError("json", "nested too deeply") from exc
+    except ValueError as exc:  # e.g. an integer literal past Python's digit limit
+        raise FoldFormatError("json", f"not valid JSON ({exc})") from exc
     if not isinstance(data, dict):
         raise FoldFormatError("json", "top level must be an object")
     key_frame = _parse_frame(data, prefix="")
@@ -104,6 +124,8 @@ def _parse_frame(data: Mapping[str, Any], prefix: str) -> FoldFrame:
         return prefix + key
 
     coords = _require_list(data, "vertices_coords", prefix)
+    if len(coords) > MAX_VERTICES:
+        raise FoldFormatError(name("vertices_coords"), f"too large: {len(coords)} vertices (limit {MAX_VERTICES})")
     vertices = []
     for i, p in enumerate(coords):
         if not isinstance(p, list) or len(p) not in (2, 3):
@@ -114,11 +136,17 @@ def _parse_frame(data: Mapping[str, Any], prefix: str) -> FoldFrame:
         for c in p[:2]:
             if isinstance(c, bool) or not isinstance(c, (int, float)) or not math.isfinite(c):
                 raise FoldFormatError(name("vertices_coords"), f"non-finite coordinate {c!r}", i)
+            if abs(c) > MAX_COORDINATE:
+                raise FoldFormatError(
+                    name("vertices_coords"), f"coordinate {float(c):.3g} beyond ±{MAX_COORDINATE:.0e}", i
+                )
             xy.append(float(c))
         vertices.append((xy[0], xy[1]))
     n = len(vertices)
 
     edges_raw = _require_list(data, "edges_vertices", prefix)
+    if len(edges_raw) > MAX_EDGES:
+        raise FoldFormatError(name("edges_vertices"), f"too large: {len(edges_raw)} edges (limit {MAX_EDGES})")
     edges = []
     for i, e in enumerate(edges_raw):
         if not isinstance(e, list) or len(e) != 2:
@@ -137,9 +165,10 @@ def _parse_frame(data: Mapping[str, Any], prefix: str) -> FoldFrame:
             )
         assignment = []
         for i, a in enumerate(raw_assign):
-            a = a.upper() if isinstance(a, str) else a
+            if not isinstance(a, str):
+                raise FoldFormatError(name("edges_assignment"), f"assignment {a!r} is not a letter", i)
             # "C" (cut) and "J" (join) are FOLD 1.2 letters; a cut behaves as a boundary.
-            a = {"C": "B", "J": "F"}.get(a, a)
+            a = {"C": "B", "J": "F"}.get(a.upper(), a.upper())
             if a not in ASSIGNMENTS:
                 raise FoldFormatError(name("edges_assignment"), f"unknown assignment {a!r}", i)
             assignment.append(a)
@@ -161,10 +190,10 @@ def _parse_frame(data: Mapping[str, Any], prefix: str) -> FoldFrame:
         for i, o in enumerate(_require_list(data, "faceOrders", prefix)):
             if not isinstance(o, list) or len(o) != 3 or o[2] not in (-1, 0, 1):
                 raise FoldFormatError(name("faceOrders"), "expected [f, g, -1|0|1]", i)
-            if n_faces is not None:
-                f, g = (_index(x, n_faces, name("faceOrders"), i) for x in o[:2])
-            else:
-                f, g = int(o[0]), int(o[1])
+            if isinstance(o[2], bool):
+                raise FoldFormatError(name("faceOrders"), "expected [f, g, -1|0|1]", i)
+            # without faces_vertices an index can only be checked for being one
+            f, g = (_index(x, MAX_EDGES if n_faces is None else n_faces, name("faceOrders"), i) for x in o[:2])
             orders.append((f, g, int(o[2])))
 
     metadata = {k: v for k, v in data.items() if k.startswith("frame_")}
@@ -206,6 +235,9 @@ def read_cp(text: str) -> list[tuple[tuple[float, float], tuple[float, float], s
     mountain/valley letters stay as written; reading the raw y-down numbers as y-up instead
     would show the sheet from its back, where every mountain is a valley.
     """
+    lines = text.count("\n") + 1
+    if lines > MAX_CP_LINES:
+        raise FoldFormatError("cp", f"too large: {lines} lines (limit {MAX_CP_LINES})")
     segments = []
     for lineno, line in enumerate(text.splitlines()):
         parts = line.split()
@@ -220,6 +252,8 @@ def read_cp(text: str) -> list[tuple[tuple[float, float], tuple[float, float], s
             raise FoldFormatError("cp", f"not a number in {line!r}", lineno) from exc
         if not all(math.isfinite(c) for c in (x1, y1, x2, y2)):
             raise FoldFormatError("cp", "non-finite coordinate", lineno)
+        if max(abs(x1), abs(y1), abs(x2), abs(y2)) > MAX_COORDINATE:
+            raise FoldFormatError("cp", f"coordinate beyond ±{MAX_COORDINATE:.0e}", lineno)
         segments.append(((x1, -y1), (x2, -y2), _CP_TYPES.get(kind, "U")))
     if not segments:
         raise FoldFormatError("cp", "no segments")

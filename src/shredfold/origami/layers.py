@@ -362,7 +362,18 @@ def _components(problem: Problem, assign: np.ndarray) -> tuple[list[np.ndarray],
             lv, lp = lit_var[keep], lit_pos[keep]
             comp = np.where(free, comp_index[lv], -1).max(axis=1)
             signed = np.where(lp, local[lv], -local[lv])
-            for row_free, row_lits, c in zip(free.tolist(), signed.tolist(), comp.tolist(), strict=True):
-                lits = [x for x, f in zip(row_lits, row_free, strict=True) if f]
-                clauses[c].append(lits)
+            # rows with the same free positions become lists in one tolist() each, handed
+            # to their components in row order (a Python loop per row cost more than the
+            # SAT calls on mid-sized designs)
+            pattern = free.astype(np.int64) @ (1 << np.arange(free.shape[1], dtype=np.int64))
+            for pat in np.unique(pattern).tolist():
+                if pat == 0:
+                    continue
+                sel = np.flatnonzero(pattern == pat)
+                cols = [i for i in range(free.shape[1]) if pat >> i & 1]
+                sel = sel[np.argsort(comp[sel], kind="stable")]
+                cs, block = comp[sel], signed[sel][:, cols]
+                cut = np.flatnonzero(np.diff(cs)) + 1
+                for c, part in zip(cs[np.r_[0, cut]].tolist(), np.split(block, cut), strict=True):
+                    clauses[c].extend(part.tolist())
     return comps, clauses

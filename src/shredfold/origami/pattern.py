@@ -60,6 +60,8 @@ class CreasePattern:
         assign = np.asarray(list(assignments), dtype="<U1")
         if len(assign) != len(segs):
             raise FoldFormatError("edges_assignment", "one assignment per segment required")
+        if len(segs) == 0:
+            raise FoldFormatError("edges_vertices", "no edges")
         if not np.all(np.isfinite(segs)):
             bad = int(np.flatnonzero(~np.isfinite(segs).all(axis=(1, 2)))[0])
             raise FoldFormatError("edges_vertices", "non-finite coordinate", bad)

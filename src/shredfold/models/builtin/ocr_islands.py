@@ -3,23 +3,23 @@
 This is the "fragments as isolated islands" failure mode: every scrap is read on its own,
 with no attempt to put the page back together. Each scrap is first turned so its text lines
 are horizontal and the right way up (see ``orient.upright``), which is what any sensible OCR
-pipeline does with a photographed scrap.
+pipeline does with a photographed scrap. A photograph of all scraps on a table is first
+cut into its scraps (``jigsaw.segment``), read in the photo's reading order.
 """
 
 from __future__ import annotations
 
-import io
 from importlib import metadata
 from typing import Any
 
 from PIL import Image
 
-from shredfold.models.base import Request, Response
+from shredfold.models.base import ModelCallError, Request, Response
 from shredfold.models.builtin.orient import upright
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
-VERSION = 2
+VERSION = 3  # 3: photographs of scraps on a table are segmented
 
 
 def ocr_engine_id() -> str:
@@ -41,11 +41,16 @@ class OcrIslands:
 
     def complete(self, request: Request) -> Response:
         from shredfold import ocr
+        from shredfold.jigsaw.segment import scrap_images
 
         kind = kind_of_template(request.template)
+        try:
+            scraps = scrap_images(request.images)
+        except ValueError as exc:
+            raise ModelCallError(f"ocr-islands: {exc}") from exc
         parts = []
-        for png in request.images:
-            scrap = upright(Image.open(io.BytesIO(png)), reader=ocr.read_lines)
+        for rgba in scraps:
+            scrap = upright(Image.fromarray(rgba, "RGBA"), reader=ocr.read_lines)
             text = ocr.read_text(scrap, kind="code" if kind == "code" else "prose")
             if text.strip():
                 parts.append(text)

@@ -37,6 +37,7 @@ K_MAX_MIN, K_MAX_MAX = 1.05, 3.0  # bounds of the table/paper brightness split
 VALLEY_SHARE = 0.3  # a brightness histogram dipping less between its peaks has one mode
 SPARSE = 3  # px: stride of the full-size pixels that set the split
 ITERATIONS = 3
+STRIP = 256  # rows per strip of the full-size classification
 HUE_MIN, HUE_MAX = 8.0, 40.0  # grey levels: bounds of the table's off-hue limit
 HUE_SHARE = 0.04  # ... plus this share of the pixel's brightness
 HUE_PERCENTILE = 90.0  # of the plain table pixels' off-hue distances ...
@@ -140,26 +141,36 @@ def split(values: np.ndarray, bins: int = 64) -> float | None:
     return float(edges[cut])
 
 
-def _field_at(field: np.ndarray, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """T/|T|² and |T| of the table field, enlarged to ``shape`` (h, w) plane by plane."""
-    length = np.sqrt(np.maximum((field * field).sum(axis=2), 1.0))
+def _field_at(field: np.ndarray, shape: tuple[int, int], rows: slice | None = None,
+              ) -> tuple[list[np.ndarray], np.ndarray]:
+    """Planes of T/|T|² and |T| of the coarse table field, enlarged (bilinear, as
+    ``cv2.resize``) to an image of ``shape`` (h, w), for its ``rows`` only if given."""
+    length = np.sqrt(np.maximum((field * field).sum(axis=2), 1.0)).astype(np.float32)
     unit = field / (length * length)[..., None]
     h, w = shape
+    gh, gw = field.shape[:2]
+    rows = rows or slice(0, h)
+    ys = np.arange(rows.start, rows.stop, dtype=np.float32)
+    map_y = np.broadcast_to(((ys + 0.5) * (gh / h) - 0.5)[:, None], (len(ys), w))
+    map_x = np.broadcast_to(((np.arange(w, dtype=np.float32) + 0.5) * (gw / w) - 0.5)[None, :],
+                            (len(ys), w))
+    map_x, map_y = np.ascontiguousarray(map_x), np.ascontiguousarray(map_y)
 
     def big(plane: np.ndarray) -> np.ndarray:
-        return cv2.resize(np.ascontiguousarray(plane), (w, h), interpolation=cv2.INTER_LINEAR)
+        return cv2.remap(np.ascontiguousarray(plane), map_x, map_y, cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE)
 
-    return np.dstack([big(unit[..., c]) for c in range(3)]), big(length)
+    return [big(unit[..., c]) for c in range(3)], big(length)
 
 
-def _explain(planes: list[np.ndarray], unit: np.ndarray, length: np.ndarray,
+def _explain(planes: list[np.ndarray], unit: list[np.ndarray], length: np.ndarray,
              ) -> tuple[np.ndarray, np.ndarray]:
     """Per pixel the shadow factor ``k`` = c·T/|T|² and the squared distance of its
     colour from the table's hue line, |c - kT|² = |c|² - k²|T|²."""
     r, g, b = planes
-    k = r * unit[..., 0]
-    k += g * unit[..., 1]
-    k += b * unit[..., 2]
+    k = r * unit[0]
+    k += g * unit[1]
+    k += b * unit[2]
     kn = k * length
     off2 = r * r + g * g + b * b - kn * kn
     return k, off2
@@ -206,15 +217,21 @@ def table_model(rgb: np.ndarray) -> tuple[np.ndarray, float, float]:
 def classify(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Full-size masks (table colour, dark): pixels of the table's hue from its darkest
     shadow to its brightest grain, and pixels darker than any shadow (ink, or where two
-    scraps' shadows overlap)."""
+    scraps' shadows overlap). Worked in strips of rows, so memory stays a few masks."""
     field, k_max, hue_max = table_model(rgb)
-    planes = [p.astype(np.float32) for p in cv2.split(rgb)]
-    unit, length = _field_at(field, rgb.shape[:2])
-    k, off2 = _explain(planes, unit, length)
-    dark = k < SHADOW_MIN
-    # JPEG blurs colour near strong edges, more so the brighter the pixel.
-    limit = k * length * np.float32(HUE_SHARE) + np.float32(hue_max)
-    return (off2 <= limit * limit) & ~dark & (k <= k_max), dark
+    h, w = rgb.shape[:2]
+    coloured = np.empty((h, w), bool)
+    dark = np.empty((h, w), bool)
+    for top in range(0, h, STRIP):
+        rows = slice(top, min(h, top + STRIP))
+        planes = [p.astype(np.float32) for p in cv2.split(rgb[rows])]
+        unit, length = _field_at(field, (h, w), rows)
+        k, off2 = _explain(planes, unit, length)
+        # JPEG blurs colour near strong edges, more so the brighter the pixel.
+        limit = k * length * np.float32(HUE_SHARE) + np.float32(hue_max)
+        dark[rows] = k < SHADOW_MIN
+        coloured[rows] = (off2 <= limit * limit) & ~dark[rows] & (k <= k_max)
+    return coloured, dark
 
 
 def _nearest(img: np.ndarray, weight: np.ndarray, rows: np.ndarray, cols: np.ndarray,
@@ -234,11 +251,12 @@ def _nearest(img: np.ndarray, weight: np.ndarray, rows: np.ndarray, cols: np.nda
     return num.reshape(-1, 3)[at] / np.maximum(den.reshape(-1)[at], 1e-3)[:, None]
 
 
-def _paper_share(img: np.ndarray, paper: np.ndarray, table: np.ndarray,
-                 band: np.ndarray) -> np.ndarray:
+def _paper_share(img: np.ndarray, paper: np.ndarray, table: np.ndarray, band: np.ndarray,
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per ``band`` pixel, the share of paper in it (float, unclipped): the projection of
     c - B on P - B, with B and P the colours of the nearest plain table and plain paper
-    (the paper may darken toward a curled edge, a shadow deepens toward the paper)."""
+    (the paper may darken toward a curled edge, a shadow deepens toward the paper).
+    Returns the share (HxW) and B and P at the band pixels (in ``np.nonzero`` order)."""
     kernel = np.ones((3, 3), np.uint8)
     far_table = cv2.erode(table.view(np.uint8), kernel).astype(bool)
     inner = cv2.erode(paper.view(np.uint8), kernel).astype(bool)
@@ -254,7 +272,7 @@ def _paper_share(img: np.ndarray, paper: np.ndarray, table: np.ndarray,
     d = p - b
     share = np.zeros(band.shape, np.float32)
     share[rows, cols] = ((c - b) * d).sum(axis=1) / np.maximum((d * d).sum(axis=1), 100.0)
-    return share
+    return share, b, p
 
 
 def _signed_distance(mask: np.ndarray) -> np.ndarray:
@@ -266,22 +284,33 @@ def _signed_distance(mask: np.ndarray) -> np.ndarray:
 
 
 def edge_alpha(img: np.ndarray, filled: np.ndarray, near: np.ndarray,
-               plain_table: np.ndarray, given: np.ndarray) -> np.ndarray:
-    """Alpha (float 0..1) of one scrap's crop: 1 inside, its paper share across the edge.
-
-    Where ink comes within reach of the edge its colour says nothing about the edge, so
-    there the edge is the scrap's pixel boundary shifted by the sub-pixel offset the clean
-    stretches of edge nearby show (their share against that boundary)."""
+               plain_table: np.ndarray, given: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Alpha (float 0..1) of one scrap's crop — 1 inside, its paper share across the edge
+    — and its colours with the table taken out of the edge pixels (else every seam of
+    the reassembled page would be drawn in the table's colour, through the letters)."""
     square = np.ones((3, 3), np.uint8)
     interior = cv2.erode(filled.view(np.uint8), square).astype(bool)
     band = near & ~interior
-    share = _paper_share(img, filled, plain_table, band)
+    share, under, paper = _paper_share(img, filled, plain_table, band)
     alpha = np.where(band, np.clip(share, 0.0, 1.0), 0.0)
     alpha[interior] = 1.0
-    # Where the colour across the edge is not paper over table the edge is the scrap's
-    # pixel boundary, moved by the sub-pixel offset the clean stretches of edge nearby
-    # show against it: pixels given to the scrap (table-coloured or dark: ink lines,
-    # pockets), ink darker than the table, and any pixel ink comes within reach of.
+    alpha = _edge_offsets(img, alpha, share, filled, band, plain_table, given)
+    # c = a·paper + (1 - a)·table, solved for the paper where it is most of the pixel.
+    rows, cols = np.nonzero(band)
+    a = alpha[rows, cols][:, None]
+    unmixed = (img[rows, cols] - (1.0 - a) * under) / np.maximum(a, 0.5)
+    colour = img.copy()
+    colour[rows, cols] = np.where(a >= 0.5, np.clip(unmixed, 0.0, 255.0), paper)
+    return alpha, colour
+
+
+def _edge_offsets(img: np.ndarray, alpha: np.ndarray, share: np.ndarray, filled: np.ndarray,
+                  band: np.ndarray, plain_table: np.ndarray, given: np.ndarray) -> np.ndarray:
+    """``alpha`` with its odd edge pixels set otherwise: where the colour across the edge
+    is not paper over table, the edge is the scrap's pixel boundary moved by the sub-pixel
+    offset the clean stretches of edge nearby show against it. Odd are the pixels given
+    to the scrap (table-coloured or dark: ink lines, pockets), ink darker than the table,
+    and any edge pixel that ink comes within reach of."""
     odd = band & (given | (filled & (share < INK_SHARE)))
     lum = cv2.cvtColor(img, cv2.COLOR_RGB2GRAY)
     deep = cv2.erode(filled.view(np.uint8), _disk(2)).astype(bool)
@@ -335,22 +364,26 @@ def _join_pockets(labels: np.ndarray, dark: np.ndarray, areas: np.ndarray) -> No
     big = np.float32(labels.max() + 1)
     lab = labels.astype(np.float32)
     square = np.ones((3, 3), np.uint8)
-    hi = cv2.dilate(lab, square)
-    lo = cv2.erode(np.where(labels > 0, lab, big), square)
-    idx = np.arange(1, count + 1)
-    most = ndimage.maximum(hi, pockets, idx)
-    least = ndimage.minimum(lo, pockets, idx)
-    size = ndimage.sum_labels(np.ones_like(lab), pockets, idx)
+    at = np.flatnonzero(pockets)
+    which = pockets.reshape(-1)[at]
+    # The scrap labels next to each pocket pixel: largest and smallest (0: none).
+    hi = cv2.dilate(lab, square).reshape(-1)[at]
+    lo = cv2.erode(np.where(labels > 0, lab, big), square).reshape(-1)[at]
+    most = np.zeros(count + 1, np.float32)
+    least = np.full(count + 1, big, np.float32)
+    np.maximum.at(most, which, hi)
+    np.minimum.at(least, which, lo)
+    size = np.bincount(which, minlength=count + 1)
     edge = np.zeros(count + 1, bool)
     for side in (pockets[0], pockets[-1], pockets[:, 0], pockets[:, -1]):
         edge[side] = True
-    owner = least.astype(np.int64)
-    ok = (most == least) & (least < big) & ~edge[1:]
-    ok &= size <= POCKET_SHARE * areas[np.where(ok, owner, 0)]
-    give = np.zeros(count + 1, np.int64)
-    give[1:][ok] = owner[ok]
-    target = give[pockets]
-    labels[target > 0] = target[target > 0]
+    owner = np.where(least < big, least, 0).astype(np.int64)
+    ok = (most == least) & (owner > 0) & ~edge
+    ok &= size <= POCKET_SHARE * areas[owner]
+    ok[0] = False
+    give = np.where(ok, owner, 0)
+    target = give[which]
+    labels.reshape(-1)[at[target > 0]] = target[target > 0]
 
 
 def fill_holes(mask: np.ndarray) -> np.ndarray:
@@ -379,7 +412,9 @@ def segment(rgb: np.ndarray) -> list[Segment]:
     areas[0] = 0
     keep = np.flatnonzero(areas >= max(MIN_AREA, MIN_IMAGE_SHARE * h * w,
                                         MIN_AREA_SHARE * areas.max()))
-    labels[~np.isin(labels, keep)] = 0
+    kept = np.zeros(count + 1, bool)
+    kept[keep] = True
+    labels[~kept[labels]] = 0
     _join_pockets(labels, dark & table, areas)
     objects = ndimage.find_objects(labels)
     out = []
@@ -395,12 +430,12 @@ def segment(rgb: np.ndarray) -> list[Segment]:
         img = rgb[y0:y1, x0:x1].astype(np.float32)
         plain_table = coloured[y0:y1, x0:x1] & table[y0:y1, x0:x1] & ~filled
         given = filled & (coloured[y0:y1, x0:x1] | dark[y0:y1, x0:x1])
-        alpha = edge_alpha(img, filled, near, plain_table, given)
+        alpha, colour = edge_alpha(img, filled, near, plain_table, given)
         # Per-pixel noise (grain, JPEG) would roughen the traced outline; the cut's own
         # roughness is coarser than this.
         alpha = cv2.GaussianBlur(alpha.astype(np.float32), (0, 0), ALPHA_SIGMA)
         a8 = np.rint(alpha * 255.0).astype(np.uint8)
-        crop = np.dstack([rgb[y0:y1, x0:x1], a8])
+        crop = np.dstack([np.rint(colour).astype(np.uint8), a8])
         crop[a8 == 0] = 0
         out.append(Segment(box=(x0, y0, x1, y1), mask=a8 >= 128, rgba=crop))
     out.sort(key=lambda sg: _reading_key(sg))

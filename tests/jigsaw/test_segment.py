@@ -7,6 +7,7 @@ a scrap counts as recovered when exactly one segment overlaps it with IoU >= 0.9
 from __future__ import annotations
 
 import io
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -126,3 +127,42 @@ def _png() -> bytes:
     buf = io.BytesIO()
     Image.new("RGBA", (8, 8), (0, 0, 0, 0)).save(buf, format="PNG")
     return buf.getvalue()
+
+
+def _request(folder: Path, images: list[bytes], composite: bool):
+    from shredfold.prompts.shred import build_request
+
+    return build_request(kind="prose", lang="en", n=6, images=images, composite=composite,
+                         item=None)
+
+
+@pytest.mark.slow
+def test_jigsaw_ocr_reads_a_photograph_of_the_scraps(news6: Path) -> None:
+    from shredfold.metrics.text import ned
+    from shredfold.models.builtin.jigsaw import JigsawOcr
+    from shredfold.shred.sample import load_truth
+    from shredfold.spec import ModelConfig
+
+    model = JigsawOcr(ModelConfig(id="jigsaw-ocr", adapter="jigsaw-ocr",
+                                  images={"mode": "composite"}))  # type: ignore[arg-type]
+    answer = model.complete(_request(news6, [photo(news6, jpeg=95).data], True)).text
+    assert ned(answer, load_truth(news6).text, "prose") < 0.1
+
+
+@pytest.mark.slow
+def test_ocr_islands_reads_the_scraps_of_a_photograph_one_by_one(news6: Path) -> None:
+    from shredfold.metrics.text import ned
+    from shredfold.models.builtin.ocr_islands import OcrIslands
+    from shredfold.shred.sample import load_public, load_truth
+    from shredfold.spec import ModelConfig
+
+    model = OcrIslands(ModelConfig(id="ocr-islands", adapter="ocr-islands",
+                                   images={"mode": "composite"}))  # type: ignore[arg-type]
+    truth = load_truth(news6).text
+    from_photo = model.complete(_request(news6, [photo(news6, jpeg=95).data], True)).text
+    from_pieces = model.complete(_request(news6, load_public(news6).pieces, False)).text
+    # The same scraps are read, in another order: mostly the same words, and about as far
+    # from the page as reading the pieces.
+    photo_words, piece_words = Counter(from_photo.split()), Counter(from_pieces.split())
+    assert sum((photo_words & piece_words).values()) >= 0.8 * sum(piece_words.values())
+    assert abs(ned(from_photo, truth, "prose") - ned(from_pieces, truth, "prose")) < 0.15

@@ -52,6 +52,8 @@ MIN_IMAGE_SHARE = 0.001  # of the photo: smaller regions are specks (a scrap of 
 MIN_AREA = 64  # px
 POCKET_SHARE = 0.05  # of its scrap's area: larger dark regions are not ink at an edge
 RADIUS_MIN, RADIUS_MAX = 2, 5  # px: the opening that gives ink lines back to the paper
+WIDE, RADIUS_WIDE = 3, 9  # the wider opening (times the first, at most px) for bold bites
+INK_REACH = 3  # px: a bite opens onto ink this close
 PAD = 6  # px of margin around each crop
 
 
@@ -337,36 +339,37 @@ def _disk(radius: int) -> np.ndarray:
     return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
 
 
-def stroke_radius(rgb: np.ndarray, paper: np.ndarray) -> int:
-    """Radius of the opening that removes ink lines from the table mask: a little over
-    half the width of the ink strokes on the paper (most strokes; bold ones may stay)."""
+def ink_strokes(rgb: np.ndarray, paper: np.ndarray) -> tuple[np.ndarray, int]:
+    """Ink on the paper, from 2 px inside its edge, and the radius of the opening that
+    gives ink lines back to the paper: a little over half the width of most strokes."""
     inner = cv2.erode(paper.view(np.uint8), _disk(2)).astype(bool)
     if inner.sum() < 1000:
-        return RADIUS_MIN
+        return np.zeros_like(paper), RADIUS_MIN
     lum = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
-    white = float(np.percentile(lum[inner], 90))
-    table = float(np.median(lum[~paper])) if (~paper).any() else 0.0
-    ink = (inner & (lum < 0.5 * (white + min(table, white - 40)))).view(np.uint8)
+    white = float(np.percentile(lum[inner][::7], 90))
+    table = float(np.median(lum[~paper][::7])) if (~paper).any() else 0.0
+    ink = inner & (lum < 0.5 * (white + min(table, white - 40)))
     if ink.sum() < 200:
-        return RADIUS_MIN
-    depth = cv2.distanceTransform(ink, cv2.DIST_L2, 3)
-    half = float(np.percentile(depth[ink.astype(bool)], 90))
-    return int(np.clip(np.ceil(half + 0.5), RADIUS_MIN, RADIUS_MAX))
+        return ink, RADIUS_MIN
+    depth = cv2.distanceTransform(ink.view(np.uint8), cv2.DIST_L2, 3)
+    half = float(np.percentile(depth[ink][::3], 90))
+    return ink, int(np.clip(np.ceil(half + 0.5), RADIUS_MIN, RADIUS_MAX))
 
 
-def _join_pockets(labels: np.ndarray, dark: np.ndarray, areas: np.ndarray) -> None:
-    """Give each small dark pocket that touches exactly one scrap (and not the image
-    border) to that scrap, in place: ink darker than the table where it reaches a tear.
-    Dark pixels between two scraps (their shadows overlapping) stay table."""
-    pockets, count = ndimage.label(dark, structure=np.ones((3, 3), bool))
+def _adopt(labels: np.ndarray, candidates: np.ndarray, areas: np.ndarray,
+           ink: np.ndarray | None = None) -> None:
+    """Give each small region of ``candidates`` that touches exactly one scrap (and not
+    the image border; and, with ``ink``, touches that ink) to that scrap, in place.
+    A region between two scraps (their shadows overlapping, a narrow gap) stays table."""
+    regions, count = ndimage.label(candidates, structure=np.ones((3, 3), bool))
     if count == 0 or labels.max() == 0:
         return
     big = np.float32(labels.max() + 1)
     lab = labels.astype(np.float32)
     square = np.ones((3, 3), np.uint8)
-    at = np.flatnonzero(pockets)
-    which = pockets.reshape(-1)[at]
-    # The scrap labels next to each pocket pixel: largest and smallest (0: none).
+    at = np.flatnonzero(regions)
+    which = regions.reshape(-1)[at]
+    # The scrap labels next to each pixel: largest and smallest (0: none).
     hi = cv2.dilate(lab, square).reshape(-1)[at]
     lo = cv2.erode(np.where(labels > 0, lab, big), square).reshape(-1)[at]
     most = np.zeros(count + 1, np.float32)
@@ -375,11 +378,16 @@ def _join_pockets(labels: np.ndarray, dark: np.ndarray, areas: np.ndarray) -> No
     np.minimum.at(least, which, lo)
     size = np.bincount(which, minlength=count + 1)
     edge = np.zeros(count + 1, bool)
-    for side in (pockets[0], pockets[-1], pockets[:, 0], pockets[:, -1]):
+    for side in (regions[0], regions[-1], regions[:, 0], regions[:, -1]):
         edge[side] = True
     owner = np.where(least < big, least, 0).astype(np.int64)
     ok = (most == least) & (owner > 0) & ~edge
     ok &= size <= POCKET_SHARE * areas[owner]
+    if ink is not None:
+        reach = cv2.dilate(ink.view(np.uint8), _disk(INK_REACH)).reshape(-1)[at]
+        touches = np.zeros(count + 1, np.uint8)
+        np.maximum.at(touches, which, reach)
+        ok &= touches > 0
     ok[0] = False
     give = np.where(ok, owner, 0)
     target = give[which]
@@ -400,10 +408,11 @@ def segment(rgb: np.ndarray) -> list[Segment]:
     rgb = np.ascontiguousarray(rgb[..., :3])
     h, w = rgb.shape[:2]
     coloured, dark = classify(rgb)
+    tablish = (coloured | dark).view(np.uint8)
     # Ink lines the colour of the table (a ruled line, a stroke crossing a tear) are thin;
     # table between scraps is not: opening the table mask leaves them to the paper.
-    radius = stroke_radius(rgb, ~(coloured | dark))
-    table = cv2.morphologyEx((coloured | dark).view(np.uint8), cv2.MORPH_OPEN, _disk(radius),
+    ink, radius = ink_strokes(rgb, ~(coloured | dark))
+    table = cv2.morphologyEx(tablish, cv2.MORPH_OPEN, _disk(radius),
                              borderType=cv2.BORDER_REPLICATE).astype(bool)
     labels, count = ndimage.label(~table, structure=np.ones((3, 3), bool))
     if count == 0:
@@ -415,7 +424,13 @@ def segment(rgb: np.ndarray) -> list[Segment]:
     kept = np.zeros(count + 1, bool)
     kept[keep] = True
     labels[~kept[labels]] = 0
-    _join_pockets(labels, dark & table, areas)
+    # Pockets darker than any shadow at one scrap's edge are ink (where shadows overlap,
+    # between two scraps, they are not); so are wider bites out of a scrap's edge that
+    # open onto its ink (a bold stroke crossing the tear, on the shadow's side).
+    _adopt(labels, dark & table, areas)
+    wide = cv2.morphologyEx(tablish, cv2.MORPH_OPEN, _disk(min(WIDE * radius, RADIUS_WIDE)),
+                            borderType=cv2.BORDER_REPLICATE).astype(bool)
+    _adopt(labels, table & ~wide & (labels == 0), areas, ink)
     objects = ndimage.find_objects(labels)
     out = []
     for lab in keep:

@@ -43,7 +43,8 @@ HUE_SHARE = 0.04  # ... plus this share of the pixel's brightness
 HUE_PERCENTILE = 90.0  # of the plain table pixels' off-hue distances ...
 HUE_MARGIN = 2.2  # ... times this is the limit (~4.7 sigma of round noise)
 PLAIN_K = 0.15  # plain table: within this of the field's brightness
-NEAR_SIGMA = 1.0  # px: averaging of the paper / table colour sampled beside an edge
+PAPER_SIGMA = 1.0  # px: averaging of the paper colour sampled beside an edge ...
+TABLE_SIGMA = 1.0  # ... and of the table's
 ALPHA_SIGMA = 0.8  # px: smoothing of the finished alpha
 OFFSET_SIGMA = 4.0  # px: reach along the edge of the clean stretches' sub-pixel offset
 INK_SHARE = -0.08  # paper share below this on non-table pixels: ink at the edge
@@ -54,6 +55,7 @@ POCKET_SHARE = 0.05  # of its scrap's area: larger dark regions are not ink at a
 RADIUS_MIN, RADIUS_MAX = 2, 5  # px: the opening that gives ink lines back to the paper
 WIDE, RADIUS_WIDE = 3, 9  # the wider opening (times the first, at most px) for bold bites
 INK_REACH = 3  # px: a bite opens onto ink this close
+STRAND = 2  # px: radius of the opening that cuts thin strands off a scrap
 PAD = 6  # px of margin around each crop
 
 
@@ -199,7 +201,8 @@ def table_model(rgb: np.ndarray) -> tuple[np.ndarray, float, float]:
     k_max, hue_max = K_MAX_MIN, HUE_MAX
     for _ in range(ITERATIONS):
         k, off2 = _explain(p_planes, *_field_at(field, sparse.shape[:2]))
-        logk = np.log(np.clip(k[k >= SHADOW_MIN], SHADOW_MIN, K_MAX_MAX))
+        # Ink and shadows are a mode of their own below the table's: leave them out.
+        logk = np.log(np.clip(k[k >= LIT_MIN], LIT_MIN, K_MAX_MAX))
         cut = split(logk) if logk.size > 100 else None
         # No paper mode: nothing is brighter than the table (what is left off its hue
         # is specks).
@@ -237,12 +240,12 @@ def classify(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _nearest(img: np.ndarray, weight: np.ndarray, rows: np.ndarray, cols: np.ndarray,
-             ) -> np.ndarray:
-    """For each (row, col), the colour of the nearest pixel of ``weight`` (lightly
-    averaged over its ``weight`` neighbours, against noise)."""
+             sigma: float) -> np.ndarray:
+    """For each (row, col), the colour of the nearest pixel of ``weight``, averaged over
+    its ``weight`` neighbours (Gaussian, ``sigma`` px) against noise and texture."""
     wt = weight.astype(np.float32)
-    den = cv2.GaussianBlur(wt, (0, 0), NEAR_SIGMA)
-    num = cv2.GaussianBlur(img * wt[..., None], (0, 0), NEAR_SIGMA)
+    den = cv2.GaussianBlur(wt, (0, 0), sigma)
+    num = cv2.GaussianBlur(img * wt[..., None], (0, 0), sigma)
     if not weight.any():
         return np.broadcast_to(img.reshape(-1, 3).mean(axis=0), (len(rows), 3))
     src = np.where(weight, 0, 1).astype(np.uint8)
@@ -269,8 +272,8 @@ def _paper_share(img: np.ndarray, paper: np.ndarray, table: np.ndarray, band: np
         inner &= lum > level - 40
     rows, cols = np.nonzero(band)
     c = img[rows, cols]
-    b = _nearest(img, far_table, rows, cols)
-    p = _nearest(img, inner, rows, cols)
+    b = _nearest(img, far_table, rows, cols, TABLE_SIGMA)
+    p = _nearest(img, inner, rows, cols, PAPER_SIGMA)
     d = p - b
     share = np.zeros(band.shape, np.float32)
     share[rows, cols] = ((c - b) * d).sum(axis=1) / np.maximum((d * d).sum(axis=1), 100.0)
@@ -439,7 +442,10 @@ def segment(rgb: np.ndarray) -> list[Segment]:
         x0, x1 = max(0, sl[1].start - PAD), min(w, sl[1].stop + PAD)
         lab_crop = labels[y0:y1, x0:x1]
         own = lab_crop == lab
-        filled = fill_holes(own)
+        # Paper is never thinner than this: thin strands are table texture (a dark grain
+        # line off the table's hue) that touched the scrap.
+        filled = cv2.morphologyEx(fill_holes(own).view(np.uint8), cv2.MORPH_OPEN,
+                                  _disk(STRAND)).astype(bool)
         near = cv2.dilate(filled.view(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
         near &= (lab_crop == 0) | filled  # its soft edge, where no other scrap is
         img = rgb[y0:y1, x0:x1].astype(np.float32)

@@ -1,20 +1,21 @@
 """Scraps out of one photograph of a table top: a mask and an RGBA crop per scrap.
 
-The table is whatever lies at the image border: a colour field that may be textured and
-darkened by shadows, i.e. ``k · T(p)`` with a shadow factor ``k`` and a smooth local table
-colour ``T(p)``. Every pixel the table model does not explain is paper (white paper, ink,
-a shaded curl); connected paper regions with their holes filled are the scraps.
+Pure: an image array in, scraps out. Every pixel the table model does not explain
+(:mod:`shredfold.jigsaw.tabletop`) is paper — white paper, ink, a shaded curl — and the
+connected paper regions, holes filled, are the scraps. Ink is where the colours alone
+mislead, so three rules give it back to its scrap:
 
-Edges are traced to a fraction of a pixel: across the cut edge a pixel mixes the paper
-just inside with the (maybe shadowed) table just outside, so its paper share is the
-projection of ``c - B`` on ``P - B`` with ``B`` and ``P`` the local table and paper
-colours. The reassembly matches cut edges at sub-pixel accuracy and finds the page border
-by its straightness, so the share is what the crop's alpha carries.
+* ink lines the colour of the (shadowed) table — a table's ruled line, a stroke crossing a
+  tear — are thin, table between scraps is not: opening the table mask by a little over
+  half the stroke width (measured on the photo) returns them to the paper;
+* pockets darker than any shadow that touch exactly one scrap are its ink (where two
+  scraps' shadows overlap, the pocket touches both and stays table);
+* wider bites out of one scrap's edge that open onto its ink (a bold stroke on the
+  shadow's side) are found by a wider opening and given back the same way.
 
-Ink that reaches the cut edge is darker than the table beside it; such pixels are paper
-with alpha 1 (else every letter crossing a tear would bite a notch into the outline).
-Where ink and shadowed table have the same colour (a near-black table) the edge is only
-as good as the colour allows.
+Thin strands (table grain off the table's hue touching an edge) are cut off each scrap;
+the sub-pixel alpha and the colours of its crop come from :mod:`shredfold.jigsaw.edge`.
+Scraps touching one another, and a table about as light as the paper, are not separated.
 """
 
 from __future__ import annotations
@@ -28,26 +29,10 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage
 
-BORDER = 3  # px of the image border assumed to be table
-COARSE = 8  # the table colour field is estimated on a grid of this many px
-FIELD_SIGMA = 3.0  # coarse cells: smoothing of the table colour field
-SHADOW_MIN = 0.2  # darkest shadow, as a share of the table's brightness
-LIT_MIN = 0.8  # pixels at least this bright relative to the field count as unshadowed
-K_MAX_MIN, K_MAX_MAX = 1.05, 3.0  # bounds of the table/paper brightness split
-VALLEY_SHARE = 0.3  # a brightness histogram dipping less between its peaks has one mode
-SPARSE = 3  # px: stride of the full-size pixels that set the split
-ITERATIONS = 3
-STRIP = 256  # rows per strip of the full-size classification
-HUE_MIN, HUE_MAX = 8.0, 40.0  # grey levels: bounds of the table's off-hue limit
-HUE_SHARE = 0.04  # ... plus this share of the pixel's brightness
-HUE_PERCENTILE = 90.0  # of the plain table pixels' off-hue distances ...
-HUE_MARGIN = 2.2  # ... times this is the limit (~4.7 sigma of round noise)
-PLAIN_K = 0.15  # plain table: within this of the field's brightness
-PAPER_SIGMA = 1.0  # px: averaging of the paper colour sampled beside an edge ...
-TABLE_SIGMA = 1.0  # ... and of the table's
+from shredfold.jigsaw.edge import disk, edge_alpha
+from shredfold.jigsaw.tabletop import classify
+
 ALPHA_SIGMA = 0.8  # px: smoothing of the finished alpha
-OFFSET_SIGMA = 4.0  # px: reach along the edge of the clean stretches' sub-pixel offset
-INK_SHARE = -0.08  # paper share below this on non-table pixels: ink at the edge
 MIN_AREA_SHARE = 0.02  # of the largest region: smaller regions are specks, not scraps
 MIN_IMAGE_SHARE = 0.001  # of the photo: smaller regions are specks (a scrap of N = 64 is ~1%)
 MIN_AREA = 64  # px
@@ -97,255 +82,10 @@ def scrap_images(images: Sequence[bytes]) -> list[np.ndarray]:
     return out
 
 
-def _border_pixels(img: np.ndarray, width: int) -> np.ndarray:
-    return np.concatenate(
-        [
-            img[:width].reshape(-1, 3),
-            img[-width:].reshape(-1, 3),
-            img[:, :width].reshape(-1, 3),
-            img[:, -width:].reshape(-1, 3),
-        ]
-    )
-
-
-def _smooth(values: np.ndarray, weight: np.ndarray, sigma: float) -> np.ndarray:
-    """Normalised convolution: the ``weight``-weighted local mean of ``values`` (HxWx3);
-    where no weight is near, the nearest known mean."""
-    wt = weight.astype(np.float32)
-    den = cv2.GaussianBlur(wt, (0, 0), sigma, borderType=cv2.BORDER_REFLECT)
-    num = cv2.GaussianBlur(values * wt[..., None], (0, 0), sigma, borderType=cv2.BORDER_REFLECT)
-    known = den > 1e-3
-    out = num / np.maximum(den, 1e-3)[..., None]
-    if not known.all() and known.any():
-        idx = ndimage.distance_transform_edt(~known, return_distances=False, return_indices=True)
-        out = out[idx[0], idx[1]]
-    return out
-
-
-def split(values: np.ndarray, bins: int = 64) -> float | None:
-    """Otsu's threshold between the two modes of ``values``, or None when there are no
-    two modes: the histogram between the two classes' peaks never falls below
-    VALLEY_SHARE of the smaller peak (a bare, grainy table is one broad mode)."""
-    hist, edges = np.histogram(values, bins=bins)
-    p = hist.astype(np.float64)
-    centres = 0.5 * (edges[:-1] + edges[1:])
-    w0 = np.cumsum(p)
-    w1 = w0[-1] - w0
-    m0 = np.cumsum(p * centres)
-    mean0 = m0 / np.maximum(w0, 1e-9)
-    mean1 = (m0[-1] - m0) / np.maximum(w1, 1e-9)
-    cut = int(np.argmax(w0 * w1 * (mean0 - mean1) ** 2)) + 1
-    smooth = np.convolve(p, np.ones(3) / 3, mode="same")
-    if cut >= bins or cut < 1:
-        return None
-    lo, hi = int(np.argmax(smooth[:cut])), cut + int(np.argmax(smooth[cut:]))
-    valley = smooth[lo : hi + 1].min()
-    if valley > VALLEY_SHARE * min(smooth[lo], smooth[hi]):
-        return None
-    return float(edges[cut])
-
-
-def _field_at(field: np.ndarray, shape: tuple[int, int], rows: slice | None = None,
-              ) -> tuple[list[np.ndarray], np.ndarray]:
-    """Planes of T/|T|² and |T| of the coarse table field, enlarged (bilinear, as
-    ``cv2.resize``) to an image of ``shape`` (h, w), for its ``rows`` only if given."""
-    length = np.sqrt(np.maximum((field * field).sum(axis=2), 1.0)).astype(np.float32)
-    unit = field / (length * length)[..., None]
-    h, w = shape
-    gh, gw = field.shape[:2]
-    rows = rows or slice(0, h)
-    ys = np.arange(rows.start, rows.stop, dtype=np.float32)
-    map_y = np.broadcast_to(((ys + 0.5) * (gh / h) - 0.5)[:, None], (len(ys), w))
-    map_x = np.broadcast_to(((np.arange(w, dtype=np.float32) + 0.5) * (gw / w) - 0.5)[None, :],
-                            (len(ys), w))
-    map_x, map_y = np.ascontiguousarray(map_x), np.ascontiguousarray(map_y)
-
-    def big(plane: np.ndarray) -> np.ndarray:
-        return cv2.remap(np.ascontiguousarray(plane), map_x, map_y, cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_REPLICATE)
-
-    return [big(unit[..., c]) for c in range(3)], big(length)
-
-
-def _explain(planes: list[np.ndarray], unit: list[np.ndarray], length: np.ndarray,
-             ) -> tuple[np.ndarray, np.ndarray]:
-    """Per pixel the shadow factor ``k`` = c·T/|T|² and the squared distance of its
-    colour from the table's hue line, |c - kT|² = |c|² - k²|T|²."""
-    r, g, b = planes
-    k = r * unit[0]
-    k += g * unit[1]
-    k += b * unit[2]
-    kn = k * length
-    off2 = r * r + g * g + b * b - kn * kn
-    return k, off2
-
-
-def table_model(rgb: np.ndarray) -> tuple[np.ndarray, float, float]:
-    """The table: its (unshadowed) colour field on a 1/COARSE grid, the brightest a table
-    pixel gets relative to it (texture, grain) — brighter is paper — and how far from the
-    table's hue its own pixels stray (texture, noise, JPEG) — farther is paper or ink.
-
-    The field is fitted on the reduced image; the two limits are read off a sparse set of
-    full-size pixels (texture averages out in the reduced image): the brightness limit is
-    Otsu's split of log k between the table's mode and the paper's, the hue limit a margin
-    over what the lit table pixels show.
-    """
-    h, w = rgb.shape[:2]
-    small = cv2.resize(rgb, (max(1, w // COARSE), max(1, h // COARSE)),
-                       interpolation=cv2.INTER_AREA).astype(np.float32)
-    sparse = rgb[SPARSE // 2 :: SPARSE, SPARSE // 2 :: SPARSE].astype(np.float32)
-    border = _border_pixels(small, max(1, min(BORDER, min(small.shape[:2]) // 4)))
-    field = np.broadcast_to(np.median(border, axis=0), small.shape).astype(np.float32)
-    s_planes = [np.ascontiguousarray(small[..., c]) for c in range(3)]
-    p_planes = [np.ascontiguousarray(sparse[..., c]) for c in range(3)]
-    k_max, hue_max = K_MAX_MIN, HUE_MAX
-    for _ in range(ITERATIONS):
-        k, off2 = _explain(p_planes, *_field_at(field, sparse.shape[:2]))
-        # Ink and shadows are a mode of their own below the table's: leave them out.
-        logk = np.log(np.clip(k[k >= LIT_MIN], LIT_MIN, K_MAX_MAX))
-        cut = split(logk) if logk.size > 100 else None
-        # No paper mode: nothing is brighter than the table (what is left off its hue
-        # is specks).
-        k_max = K_MAX_MAX if cut is None else float(np.clip(np.exp(cut), K_MAX_MIN, K_MAX_MAX))
-        # Table at its usual brightness: edge pixels mixing in paper are rare there.
-        plain = (np.abs(k - 1.0) <= PLAIN_K) & (k <= k_max) & (off2 <= hue_max**2)
-        if plain.sum() > 100:
-            spread = float(np.sqrt(np.percentile(off2[plain], HUE_PERCENTILE)))
-            hue_max = float(np.clip(HUE_MARGIN * spread, HUE_MIN, HUE_MAX))
-        k, off2 = _explain(s_planes, *_field_at(field, small.shape[:2]))
-        lit = (off2 <= hue_max**2) & (k >= LIT_MIN) & (k <= k_max)
-        if lit.sum() > 20:
-            field = _smooth(small, lit, FIELD_SIGMA)
-    return field, k_max, hue_max
-
-
-def classify(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Full-size masks (table colour, dark): pixels of the table's hue from its darkest
-    shadow to its brightest grain, and pixels darker than any shadow (ink, or where two
-    scraps' shadows overlap). Worked in strips of rows, so memory stays a few masks."""
-    field, k_max, hue_max = table_model(rgb)
-    h, w = rgb.shape[:2]
-    coloured = np.empty((h, w), bool)
-    dark = np.empty((h, w), bool)
-    for top in range(0, h, STRIP):
-        rows = slice(top, min(h, top + STRIP))
-        planes = [p.astype(np.float32) for p in cv2.split(rgb[rows])]
-        unit, length = _field_at(field, (h, w), rows)
-        k, off2 = _explain(planes, unit, length)
-        # JPEG blurs colour near strong edges, more so the brighter the pixel.
-        limit = k * length * np.float32(HUE_SHARE) + np.float32(hue_max)
-        dark[rows] = k < SHADOW_MIN
-        coloured[rows] = (off2 <= limit * limit) & ~dark[rows] & (k <= k_max)
-    return coloured, dark
-
-
-def _nearest(img: np.ndarray, weight: np.ndarray, rows: np.ndarray, cols: np.ndarray,
-             sigma: float) -> np.ndarray:
-    """For each (row, col), the colour of the nearest pixel of ``weight``, averaged over
-    its ``weight`` neighbours (Gaussian, ``sigma`` px) against noise and texture."""
-    wt = weight.astype(np.float32)
-    den = cv2.GaussianBlur(wt, (0, 0), sigma)
-    num = cv2.GaussianBlur(img * wt[..., None], (0, 0), sigma)
-    if not weight.any():
-        return np.broadcast_to(img.reshape(-1, 3).mean(axis=0), (len(rows), 3))
-    src = np.where(weight, 0, 1).astype(np.uint8)
-    _, lab = cv2.distanceTransformWithLabels(src, cv2.DIST_L2, 5,
-                                             labelType=cv2.DIST_LABEL_PIXEL)
-    # Labels number the zero pixels of src in raster order.
-    at = np.flatnonzero(src.reshape(-1) == 0)[lab[rows, cols] - 1]
-    return num.reshape(-1, 3)[at] / np.maximum(den.reshape(-1)[at], 1e-3)[:, None]
-
-
-def _paper_share(img: np.ndarray, paper: np.ndarray, table: np.ndarray, band: np.ndarray,
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per ``band`` pixel, the share of paper in it (float, unclipped): the projection of
-    c - B on P - B, with B and P the colours of the nearest plain table and plain paper
-    (the paper may darken toward a curled edge, a shadow deepens toward the paper).
-    Returns the share (HxW) and B and P at the band pixels (in ``np.nonzero`` order)."""
-    kernel = np.ones((3, 3), np.uint8)
-    far_table = cv2.erode(table.view(np.uint8), kernel).astype(bool)
-    inner = cv2.erode(paper.view(np.uint8), kernel).astype(bool)
-    # Paper colour from the white of the paper, not its ink.
-    lum = cv2.cvtColor(img, cv2.COLOR_RGB2GRAY)
-    if inner.any():
-        level = float(np.percentile(lum[inner], 60))
-        inner &= lum > level - 40
-    rows, cols = np.nonzero(band)
-    c = img[rows, cols]
-    b = _nearest(img, far_table, rows, cols, TABLE_SIGMA)
-    p = _nearest(img, inner, rows, cols, PAPER_SIGMA)
-    d = p - b
-    share = np.zeros(band.shape, np.float32)
-    share[rows, cols] = ((c - b) * d).sum(axis=1) / np.maximum((d * d).sum(axis=1), 100.0)
-    return share, b, p
-
-
-def _signed_distance(mask: np.ndarray) -> np.ndarray:
-    """Distance (px) of each pixel centre to the pixel boundary of ``mask``: positive
-    inside, negative outside (±0.5 on the pixels either side of it)."""
-    inside = cv2.distanceTransform(mask.view(np.uint8), cv2.DIST_L2, 5)
-    outside = cv2.distanceTransform((~mask).view(np.uint8), cv2.DIST_L2, 5)
-    return np.where(mask, inside - 0.5, 0.5 - outside)
-
-
-def edge_alpha(img: np.ndarray, filled: np.ndarray, near: np.ndarray,
-               plain_table: np.ndarray, given: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Alpha (float 0..1) of one scrap's crop — 1 inside, its paper share across the edge
-    — and its colours with the table taken out of the edge pixels (else every seam of
-    the reassembled page would be drawn in the table's colour, through the letters)."""
-    square = np.ones((3, 3), np.uint8)
-    interior = cv2.erode(filled.view(np.uint8), square).astype(bool)
-    band = near & ~interior
-    share, under, paper = _paper_share(img, filled, plain_table, band)
-    alpha = np.where(band, np.clip(share, 0.0, 1.0), 0.0)
-    alpha[interior] = 1.0
-    alpha = _edge_offsets(img, alpha, share, filled, band, plain_table, given)
-    # c = a·paper + (1 - a)·table, solved for the paper where it is most of the pixel.
-    rows, cols = np.nonzero(band)
-    a = alpha[rows, cols][:, None]
-    unmixed = (img[rows, cols] - (1.0 - a) * under) / np.maximum(a, 0.5)
-    colour = img.copy()
-    colour[rows, cols] = np.where(a >= 0.5, np.clip(unmixed, 0.0, 255.0), paper)
-    return alpha, colour
-
-
-def _edge_offsets(img: np.ndarray, alpha: np.ndarray, share: np.ndarray, filled: np.ndarray,
-                  band: np.ndarray, plain_table: np.ndarray, given: np.ndarray) -> np.ndarray:
-    """``alpha`` with its odd edge pixels set otherwise: where the colour across the edge
-    is not paper over table, the edge is the scrap's pixel boundary moved by the sub-pixel
-    offset the clean stretches of edge nearby show against it. Odd are the pixels given
-    to the scrap (table-coloured or dark: ink lines, pockets), ink darker than the table,
-    and any edge pixel that ink comes within reach of."""
-    odd = band & (given | (filled & (share < INK_SHARE)))
-    lum = cv2.cvtColor(img, cv2.COLOR_RGB2GRAY)
-    deep = cv2.erode(filled.view(np.uint8), _disk(2)).astype(bool)
-    if deep.any() and plain_table.any():
-        white = float(np.percentile(lum[deep], 90))
-        floor = float(np.median(lum[plain_table]))
-        ink = deep & (lum < 0.5 * (white + floor))
-        # Strokes that reach the edge pass within 2 px of it: ink from 2 px in, grown by 3.
-        odd |= band & cv2.dilate(ink.view(np.uint8), _disk(3)).astype(bool)
-    if not odd.any():
-        return alpha
-    sd = _signed_distance(filled)
-    clean = band & ~odd & (share > 0.02) & (share < 0.98)
-    offset = np.where(clean, share - 0.5 - sd, 0.0).astype(np.float32)
-    num = cv2.GaussianBlur(offset, (0, 0), OFFSET_SIGMA)
-    den = cv2.GaussianBlur(clean.astype(np.float32), (0, 0), OFFSET_SIGMA)
-    fallback = float(offset[clean].mean()) if clean.any() else 0.0
-    shift = np.where(den > 1e-3, num / np.maximum(den, 1e-3), fallback)
-    alpha[odd] = np.clip(0.5 + sd[odd] + shift[odd], 0.0, 1.0)
-    return alpha
-
-
-def _disk(radius: int) -> np.ndarray:
-    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
-
-
 def ink_strokes(rgb: np.ndarray, paper: np.ndarray) -> tuple[np.ndarray, int]:
     """Ink on the paper, from 2 px inside its edge, and the radius of the opening that
     gives ink lines back to the paper: a little over half the width of most strokes."""
-    inner = cv2.erode(paper.view(np.uint8), _disk(2)).astype(bool)
+    inner = cv2.erode(paper.view(np.uint8), disk(2)).astype(bool)
     if inner.sum() < 1000:
         return np.zeros_like(paper), RADIUS_MIN
     lum = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
@@ -387,7 +127,7 @@ def _adopt(labels: np.ndarray, candidates: np.ndarray, areas: np.ndarray,
     ok = (most == least) & (owner > 0) & ~edge
     ok &= size <= POCKET_SHARE * areas[owner]
     if ink is not None:
-        reach = cv2.dilate(ink.view(np.uint8), _disk(INK_REACH)).reshape(-1)[at]
+        reach = cv2.dilate(ink.view(np.uint8), disk(INK_REACH)).reshape(-1)[at]
         touches = np.zeros(count + 1, np.uint8)
         np.maximum.at(touches, which, reach)
         ok &= touches > 0
@@ -415,7 +155,7 @@ def segment(rgb: np.ndarray) -> list[Segment]:
     # Ink lines the colour of the table (a ruled line, a stroke crossing a tear) are thin;
     # table between scraps is not: opening the table mask leaves them to the paper.
     ink, radius = ink_strokes(rgb, ~(coloured | dark))
-    table = cv2.morphologyEx(tablish, cv2.MORPH_OPEN, _disk(radius),
+    table = cv2.morphologyEx(tablish, cv2.MORPH_OPEN, disk(radius),
                              borderType=cv2.BORDER_REPLICATE).astype(bool)
     labels, count = ndimage.label(~table, structure=np.ones((3, 3), bool))
     if count == 0:
@@ -431,7 +171,7 @@ def segment(rgb: np.ndarray) -> list[Segment]:
     # between two scraps, they are not); so are wider bites out of a scrap's edge that
     # open onto its ink (a bold stroke crossing the tear, on the shadow's side).
     _adopt(labels, dark & table, areas)
-    wide = cv2.morphologyEx(tablish, cv2.MORPH_OPEN, _disk(min(WIDE * radius, RADIUS_WIDE)),
+    wide = cv2.morphologyEx(tablish, cv2.MORPH_OPEN, disk(min(WIDE * radius, RADIUS_WIDE)),
                             borderType=cv2.BORDER_REPLICATE).astype(bool)
     _adopt(labels, table & ~wide & (labels == 0), areas, ink)
     objects = ndimage.find_objects(labels)
@@ -445,7 +185,7 @@ def segment(rgb: np.ndarray) -> list[Segment]:
         # Paper is never thinner than this: thin strands are table texture (a dark grain
         # line off the table's hue) that touched the scrap.
         filled = cv2.morphologyEx(fill_holes(own).view(np.uint8), cv2.MORPH_OPEN,
-                                  _disk(STRAND)).astype(bool)
+                                  disk(STRAND)).astype(bool)
         near = cv2.dilate(filled.view(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
         near &= (lab_crop == 0) | filled  # its soft edge, where no other scrap is
         img = rgb[y0:y1, x0:x1].astype(np.float32)

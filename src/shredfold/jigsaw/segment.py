@@ -42,6 +42,7 @@ WIDE, RADIUS_WIDE = 3, 9  # the wider opening (times the first, at most px) for 
 INK_REACH = 3  # px: a bite opens onto ink this close
 STRAND = 2  # px: radius of the opening that cuts thin strands off a scrap
 PAD = 6  # px of margin around each crop
+MAX_PIXELS = 40_000_000  # a larger photo is reduced first (bounded time and memory)
 
 
 @dataclass(frozen=True)
@@ -64,10 +65,11 @@ def decode_photo(data: bytes) -> np.ndarray:
         return np.asarray(im.convert("RGB"))
 
 
-def scrap_images(images: Sequence[bytes]) -> list[np.ndarray]:
+def scrap_images(images: Sequence[bytes], max_pixels: int = MAX_PIXELS) -> list[np.ndarray]:
     """The scraps a request shows, as RGBA arrays: an image with transparency is one
     cut-out scrap and is kept as it is; an opaque one is a photograph of scraps on a
-    table, and the scraps segmented out of it are returned in its reading order."""
+    table, and the scraps segmented out of it are returned in its reading order (a photo
+    of more than ``max_pixels`` is reduced to that size first, bounding time and memory)."""
     out: list[np.ndarray] = []
     for k, data in enumerate(images):
         try:
@@ -77,8 +79,14 @@ def scrap_images(images: Sequence[bytes]) -> list[np.ndarray]:
             raise ValueError(f"image {k + 1} is not a readable image ({exc})") from exc
         if rgba[..., 3].min() < 255:
             out.append(rgba)
-        else:
-            out.extend(sg.rgba for sg in segment(rgba[..., :3]))
+            continue
+        rgb = np.ascontiguousarray(rgba[..., :3])
+        h, w = rgb.shape[:2]
+        if h * w > max_pixels:
+            f = (max_pixels / (h * w)) ** 0.5
+            size = (max(1, int(w * f)), max(1, int(h * f)))
+            rgb = cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
+        out.extend(sg.rgba for sg in segment(rgb))
     return out
 
 

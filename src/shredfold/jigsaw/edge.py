@@ -90,23 +90,27 @@ def edge_alpha(img: np.ndarray, filled: np.ndarray, near: np.ndarray,
     share, under, paper = _paper_share(img, filled, plain_table, band)
     alpha = np.where(band, np.clip(share, 0.0, 1.0), 0.0)
     alpha[interior] = 1.0
-    alpha = _edge_offsets(img, alpha, share, filled, band, plain_table, given)
-    # c = a·paper + (1 - a)·table, solved for the paper where it is most of the pixel.
+    odd = _odd_pixels(img, share, filled, band, plain_table, given)
+    _edge_offsets(alpha, share, filled, band, odd)
+    # c = a·paper + (1 - a)·table, solved for the paper where it is most of the pixel
+    # (never brighter than the plain paper beside it: an alpha a little low would turn
+    # the rim white); where it is not, the nearest plain paper — or, by ink, the pixel as
+    # it is (the paper beside ink is no guide to it).
     rows, cols = np.nonzero(band)
     a = alpha[rows, cols][:, None]
-    unmixed = (img[rows, cols] - (1.0 - a) * under) / np.maximum(a, 0.5)
+    c = img[rows, cols]
+    unmixed = (c - (1.0 - a) * under) / np.maximum(a, 0.5)
+    unmixed = np.clip(np.minimum(unmixed, np.maximum(paper, c)), 0.0, 255.0)
     colour = img.copy()
-    colour[rows, cols] = np.where(a >= 0.5, np.clip(unmixed, 0.0, 255.0), paper)
+    colour[rows, cols] = np.where(a >= 0.5, unmixed, np.where(odd[rows, cols][:, None], c, paper))
     return alpha, colour
 
 
-def _edge_offsets(img: np.ndarray, alpha: np.ndarray, share: np.ndarray, filled: np.ndarray,
-                  band: np.ndarray, plain_table: np.ndarray, given: np.ndarray) -> np.ndarray:
-    """``alpha`` with its odd edge pixels set otherwise: where the colour across the edge
-    is not paper over table, the edge is the scrap's pixel boundary moved by the sub-pixel
-    offset the clean stretches of edge nearby show against it. Odd are the pixels given
-    to the scrap (table-coloured or dark: ink lines, pockets), ink darker than the table,
-    and any edge pixel that ink comes within reach of."""
+def _odd_pixels(img: np.ndarray, share: np.ndarray, filled: np.ndarray, band: np.ndarray,
+                plain_table: np.ndarray, given: np.ndarray) -> np.ndarray:
+    """Edge pixels whose colour is not paper over table: pixels given to the scrap
+    (table-coloured or dark: ink lines, pockets), ink darker than the table, and any edge
+    pixel that ink comes within reach of."""
     odd = band & (given | (filled & (share < INK_SHARE)))
     lum = cv2.cvtColor(img, cv2.COLOR_RGB2GRAY)
     deep = cv2.erode(filled.view(np.uint8), disk(2)).astype(bool)
@@ -116,8 +120,15 @@ def _edge_offsets(img: np.ndarray, alpha: np.ndarray, share: np.ndarray, filled:
         ink = deep & (lum < 0.5 * (white + floor))
         # Strokes that reach the edge pass within 2 px of it: ink from 2 px in, grown by 3.
         odd |= band & cv2.dilate(ink.view(np.uint8), disk(3)).astype(bool)
+    return odd
+
+
+def _edge_offsets(alpha: np.ndarray, share: np.ndarray, filled: np.ndarray, band: np.ndarray,
+                  odd: np.ndarray) -> None:
+    """Set ``alpha`` at the ``odd`` pixels, in place: the scrap's pixel boundary moved by
+    the sub-pixel offset the clean stretches of edge nearby show against it."""
     if not odd.any():
-        return alpha
+        return
     sd = _signed_distance(filled)
     clean = band & ~odd & (share > 0.02) & (share < 0.98)
     offset = np.where(clean, share - 0.5 - sd, 0.0).astype(np.float32)
@@ -126,4 +137,3 @@ def _edge_offsets(img: np.ndarray, alpha: np.ndarray, share: np.ndarray, filled:
     fallback = float(offset[clean].mean()) if clean.any() else 0.0
     shift = np.where(den > 1e-3, num / np.maximum(den, 1e-3), fallback)
     alpha[odd] = np.clip(0.5 + sd[odd] + shift[odd], 0.0, 1.0)
-    return alpha

@@ -2,6 +2,9 @@
 
 Pipeline, one small module each:
 
+* :mod:`segment` — a photograph of scraps on a table (one opaque image) cut into RGBA
+  scraps, using :mod:`tabletop` (which pixels are table) and :mod:`edge` (sub-pixel
+  alpha); cut-out scraps pass through as they are;
 * :mod:`contour` — alpha → sub-pixel paper outline (shadow dropped);
 * :mod:`sides` — corners and sides; straight sides are page border;
 * :mod:`ink` — text-line direction of a scrap;

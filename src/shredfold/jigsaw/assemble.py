@@ -8,8 +8,9 @@ A join is accepted only if the merged cluster stays a plausible piece of one pag
   border sides are parallel or perpendicular to each other (the page is a rectangle);
 * text lines of the two joined pieces run in the same direction after the join.
 
-Joins where each side is the other's best partner go first; a join between pieces already
-in one cluster only counts as support (loop closure at vertices where three pieces meet).
+Joins where each side is the other's best partner go first, joins on short sides last; a
+join between pieces already in one cluster only counts as support (loop closure at
+vertices where three pieces meet).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ BORDER_SLACK_SLOPE = 0.012  # ... plus this per px of distance from the border s
 BORDER_ANGLE_DEG = 1.5  # border sides must be parallel/perpendicular within this
 TEXT_ANGLE_DEG = 2.5  # joined pieces' text lines must agree within this ...
 TEXT_MIN_STRENGTH = 3.0  # ... when both pieces show clear lines
+SHORT_SIDE_PX = 40.0  # joins on sides shorter than this are tried after all others
 
 
 @dataclass
@@ -154,7 +156,10 @@ def assemble(
     out = Assembly(poses=poses, root=root)
     checker = _Checker(shapes, text_period=text_period)
     mutual = _mutual(cands)
-    order = sorted(range(len(cands)), key=lambda k: (k not in mutual, cands[k].cost))
+    # A short side fits many others about as well as its mate (a couple of dozen jagged
+    # px): joins on short sides wait until the long sides have said what they can.
+    order = sorted(range(len(cands)), key=lambda k: (cands[k].length < SHORT_SIDE_PX,
+                                                      k not in mutual, cands[k].cost))
     for k in order:
         c = cands[k]
         ri, rj = root[c.i], root[c.j]

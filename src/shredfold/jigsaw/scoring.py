@@ -68,3 +68,46 @@ def join_correct(
     """Whether a join (pose of j in i's frame) puts j where it truly lies next to i."""
     true = np.linalg.inv(truth[i]) @ truth[j]
     return float(np.abs(apply(pose, points) - apply(true, points)).max()) <= tolerance_px
+
+
+# ------------------------------------------------------------------ composites
+
+
+def composite_polygons(hidden: dict[str, Any], scale: float = 1.0) -> list[np.ndarray]:
+    """Per presented piece, its cut polygon in the table-top photo (pixel corners at
+    integers), for a photo scaled by ``scale`` from the stored composite."""
+    out = []
+    for p in hidden["presented"]:
+        poly = np.asarray(hidden["polygons"][p["index"]], dtype=np.float64)
+        m = np.asarray(p["composite_matrix"], dtype=np.float64)
+        out.append((poly @ m[:, :2].T + m[:, 2]) * scale)
+    return out
+
+
+def composite_masks(
+    hidden: dict[str, Any], shape: tuple[int, int], scale: float = 1.0
+) -> list[np.ndarray]:
+    """Per presented piece, the pixels (centres) its polygon covers in an (h, w) photo."""
+    import cv2
+
+    bits = 4
+    out = []
+    for poly in composite_polygons(hidden, scale):
+        mask = np.zeros(shape, np.uint8)
+        pts = np.round((poly - 0.5) * (1 << bits)).astype(np.int32)
+        cv2.fillPoly(mask, [pts], 1, lineType=cv2.LINE_8, shift=bits)
+        out.append(mask.astype(bool))
+    return out
+
+
+def crop_truth_pose(
+    hidden: dict[str, Any], k: int, origin: tuple[int, int], scale: float = 1.0
+) -> np.ndarray:
+    """True pose (crop pixel centre -> page) of presented piece ``k`` cut out of the photo
+    as a crop whose top-left pixel is ``origin`` (x, y) of the photo."""
+    p = hidden["presented"][k]
+    m = np.vstack([np.asarray(p["composite_matrix"], dtype=np.float64), [0.0, 0.0, 1.0]])
+    x0, y0 = origin
+    crop_to_photo = np.array([[1.0, 0.0, x0 + 0.5], [0.0, 1.0, y0 + 0.5], [0.0, 0.0, 1.0]])
+    unscale = np.diag([1.0 / scale, 1.0 / scale, 1.0])
+    return np.linalg.inv(m) @ unscale @ crop_to_photo

@@ -1,7 +1,8 @@
 """``jigsaw-ocr``: classical jigsaw reassembly of the scraps, then OCR of the page.
 
 A reference row: how far plain geometry gets with exactly what an API model sees (the
-piece images of the request; never the cut polygons or the truth). See
+images of the request — one per scrap, or one photograph of them all on a table, whose
+scraps are segmented out first; never the cut polygons or the truth). See
 :mod:`shredfold.jigsaw` for the method.
 """
 
@@ -15,7 +16,7 @@ from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
-VERSION = 2
+VERSION = 3  # 3: photographs of scraps on a table are segmented
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))
@@ -31,15 +32,19 @@ class JigsawOcr(AdapterBase):
 
     def complete(self, request: Request) -> Response:
         from shredfold.jigsaw.read import read
-        from shredfold.jigsaw.solve import decode, solve
+        from shredfold.jigsaw.segment import scrap_images
+        from shredfold.jigsaw.solve import solve
         from shredfold.models.builtin.ocr import reader as ocr
 
-        if self.config.images.mode != "pieces":
-            raise ModelCallError("jigsaw-ocr needs the scraps as separate images (images.mode: pieces)")
         kind = kind_of_template(request.template) or "prose"  # the paper tells no kind
-        images = [decode(png) for png in request.images]
-        if not images:
+        if not request.images:
             raise ModelCallError("jigsaw-ocr: the request holds no images")
+        try:
+            images = scrap_images(request.images)
+        except ValueError as exc:
+            raise ModelCallError(f"jigsaw-ocr: {exc}") from exc
+        if not images:
+            raise ModelCallError("jigsaw-ocr: no scraps found in the request's images")
         solution = solve(images)
         text = read(solution, kind, ocr.read_lines).text
         if kind == "code":

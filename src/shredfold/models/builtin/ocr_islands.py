@@ -3,21 +3,21 @@
 This is the "fragments as isolated islands" failure mode: every scrap is read on its own,
 with no attempt to put the page back together. Each scrap is first turned so its text lines
 are horizontal and the right way up (see ``orient.upright``), which is what any sensible OCR
-pipeline does with a photographed scrap.
+pipeline does with a photographed scrap. A photograph of all scraps on a table is first
+cut into its scraps (``jigsaw.segment``), read in the photo's reading order.
 """
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
-from shredfold.calls import Request, Response
+from shredfold.calls import ModelCallError, Request, Response
 from shredfold.models.adapter import AdapterBase, adapter
 from shredfold.models.builtin.ocr import ENGINE, engine_version
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
-VERSION = 2
+VERSION = 3  # 3: photographs of scraps on a table are segmented
 
 
 @adapter("ocr-islands", benchmarks=("shred",))
@@ -34,13 +34,18 @@ class OcrIslands(AdapterBase):
     def complete(self, request: Request) -> Response:
         from PIL import Image
 
+        from shredfold.jigsaw.segment import scrap_images
         from shredfold.models.builtin.ocr import reader as ocr
         from shredfold.models.builtin.ocr.orient import upright
 
         kind = kind_of_template(request.template)
+        try:
+            scraps = scrap_images(request.images)
+        except ValueError as exc:
+            raise ModelCallError(f"ocr-islands: {exc}") from exc
         parts = []
-        for png in request.images:
-            scrap = upright(Image.open(io.BytesIO(png)), reader=ocr.read_lines)
+        for rgba in scraps:
+            scrap = upright(Image.fromarray(rgba, "RGBA"), reader=ocr.read_lines)
             text = ocr.read_text(scrap, kind="code" if kind == "code" else "prose")
             if text.strip():
                 parts.append(text)

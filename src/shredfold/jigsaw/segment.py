@@ -1,0 +1,216 @@
+"""Scraps out of one photograph of a table top: a mask and an RGBA crop per scrap.
+
+Pure: an image array in, scraps out. Every pixel the table model does not explain
+(:mod:`shredfold.jigsaw.tabletop`) is paper — white paper, ink, a shaded curl — and the
+connected paper regions, holes filled, are the scraps. Ink is where the colours alone
+mislead, so three rules give it back to its scrap:
+
+* ink lines the colour of the (shadowed) table — a table's ruled line, a stroke crossing a
+  tear — are thin, table between scraps is not: opening the table mask by a little over
+  half the stroke width (measured on the photo) returns them to the paper;
+* pockets darker than any shadow that touch exactly one scrap are its ink (where two
+  scraps' shadows overlap, the pocket touches both and stays table);
+* wider bites out of one scrap's edge that open onto its ink (a bold stroke on the
+  shadow's side) are found by a wider opening and given back the same way.
+
+Thin strands (table grain off the table's hue touching an edge) are cut off each scrap;
+the sub-pixel alpha and the colours of its crop come from :mod:`shredfold.jigsaw.edge`.
+Scraps touching one another, and a table about as light as the paper, are not separated.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from PIL import Image
+from scipy import ndimage
+
+from shredfold.jigsaw.edge import disk, edge_alpha
+from shredfold.jigsaw.tabletop import classify
+
+ALPHA_SIGMA = 0.8  # px: smoothing of the finished alpha
+MIN_AREA_SHARE = 0.02  # of the largest region: smaller regions are specks, not scraps
+MIN_IMAGE_SHARE = 0.001  # of the photo: smaller regions are specks (a scrap of N = 64 is ~1%)
+MIN_AREA = 64  # px
+POCKET_SHARE = 0.05  # of its scrap's area: larger dark regions are not ink at an edge
+RADIUS_MIN, RADIUS_MAX = 2, 5  # px: the opening that gives ink lines back to the paper
+WIDE, RADIUS_WIDE = 3, 9  # the wider opening (times the first, at most px) for bold bites
+INK_REACH = 3  # px: a bite opens onto ink this close
+STRAND = 2  # px: radius of the opening that cuts thin strands off a scrap
+PAD = 6  # px of margin around each crop
+MAX_PIXELS = 40_000_000  # a larger photo is reduced first (bounded time and memory)
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One scrap found on the table: ``box`` (x0, y0, x1, y1) in the photo, ``mask`` the
+    scrap's pixels within the box, ``rgba`` the crop with alpha = paper share."""
+
+    box: tuple[int, int, int, int]
+    mask: np.ndarray  # (h, w) bool
+    rgba: np.ndarray  # (h, w, 4) uint8
+
+    @property
+    def area(self) -> int:
+        return int(self.mask.sum())
+
+
+def decode_photo(data: bytes) -> np.ndarray:
+    """RGB uint8 pixels of an encoded image (PNG, JPEG, ...); alpha, if any, dropped."""
+    with Image.open(io.BytesIO(data)) as im:
+        return np.asarray(im.convert("RGB"))
+
+
+def scrap_images(images: Sequence[bytes], max_pixels: int = MAX_PIXELS) -> list[np.ndarray]:
+    """The scraps a request shows, as RGBA arrays: an image with transparency is one
+    cut-out scrap and is kept as it is; an opaque one is a photograph of scraps on a
+    table, and the scraps segmented out of it are returned in its reading order (a photo
+    of more than ``max_pixels`` is reduced to that size first, bounding time and memory)."""
+    out: list[np.ndarray] = []
+    for k, data in enumerate(images):
+        try:
+            with Image.open(io.BytesIO(data)) as im:
+                rgba = np.asarray(im.convert("RGBA"))
+        except (OSError, ValueError, Image.DecompressionBombError) as exc:
+            raise ValueError(f"image {k + 1} is not a readable image ({exc})") from exc
+        if rgba[..., 3].min() < 255:
+            out.append(rgba)
+            continue
+        rgb = np.ascontiguousarray(rgba[..., :3])
+        h, w = rgb.shape[:2]
+        if h * w > max_pixels:
+            f = (max_pixels / (h * w)) ** 0.5
+            size = (max(1, int(w * f)), max(1, int(h * f)))
+            rgb = cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
+        out.extend(sg.rgba for sg in segment(rgb))
+    return out
+
+
+def ink_strokes(rgb: np.ndarray, paper: np.ndarray) -> tuple[np.ndarray, int]:
+    """Ink on the paper, from 2 px inside its edge, and the radius of the opening that
+    gives ink lines back to the paper: a little over half the width of most strokes."""
+    inner = cv2.erode(paper.view(np.uint8), disk(2)).astype(bool)
+    if inner.sum() < 1000:
+        return np.zeros_like(paper), RADIUS_MIN
+    lum = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
+    white = float(np.percentile(lum[inner][::7], 90))
+    table = float(np.median(lum[~paper][::7])) if (~paper).any() else 0.0
+    ink = inner & (lum < 0.5 * (white + min(table, white - 40)))
+    if ink.sum() < 200:
+        return ink, RADIUS_MIN
+    depth = cv2.distanceTransform(ink.view(np.uint8), cv2.DIST_L2, 3)
+    half = float(np.percentile(depth[ink][::3], 90))
+    return ink, int(np.clip(np.ceil(half + 0.5), RADIUS_MIN, RADIUS_MAX))
+
+
+def _adopt(labels: np.ndarray, candidates: np.ndarray, areas: np.ndarray,
+           ink: np.ndarray | None = None) -> None:
+    """Give each small region of ``candidates`` that touches exactly one scrap (and not
+    the image border; and, with ``ink``, touches that ink) to that scrap, in place.
+    A region between two scraps (their shadows overlapping, a narrow gap) stays table."""
+    regions, count = ndimage.label(candidates, structure=np.ones((3, 3), bool))
+    if count == 0 or labels.max() == 0:
+        return
+    big = np.float32(labels.max() + 1)
+    lab = labels.astype(np.float32)
+    square = np.ones((3, 3), np.uint8)
+    at = np.flatnonzero(regions)
+    which = regions.reshape(-1)[at]
+    # The scrap labels next to each pixel: largest and smallest (0: none).
+    hi = cv2.dilate(lab, square).reshape(-1)[at]
+    lo = cv2.erode(np.where(labels > 0, lab, big), square).reshape(-1)[at]
+    most = np.zeros(count + 1, np.float32)
+    least = np.full(count + 1, big, np.float32)
+    np.maximum.at(most, which, hi)
+    np.minimum.at(least, which, lo)
+    size = np.bincount(which, minlength=count + 1)
+    edge = np.zeros(count + 1, bool)
+    for side in (regions[0], regions[-1], regions[:, 0], regions[:, -1]):
+        edge[side] = True
+    owner = np.where(least < big, least, 0).astype(np.int64)
+    ok = (most == least) & (owner > 0) & ~edge
+    ok &= size <= POCKET_SHARE * areas[owner]
+    if ink is not None:
+        reach = cv2.dilate(ink.view(np.uint8), disk(INK_REACH)).reshape(-1)[at]
+        touches = np.zeros(count + 1, np.uint8)
+        np.maximum.at(touches, which, reach)
+        ok &= touches > 0
+    ok[0] = False
+    give = np.where(ok, owner, 0)
+    target = give[which]
+    labels.reshape(-1)[at[target > 0]] = target[target > 0]
+
+
+def fill_holes(mask: np.ndarray) -> np.ndarray:
+    """``mask`` with every region it encloses filled (4-connected background)."""
+    padded = np.pad(mask.view(np.uint8), 1)
+    outside = padded.copy()
+    cv2.floodFill(outside, None, (0, 0), 1, flags=4)
+    return (padded | (1 - outside))[1:-1, 1:-1].astype(bool)
+
+
+def segment(rgb: np.ndarray) -> list[Segment]:
+    """Every scrap on the table top ``rgb`` (HxWx3 uint8), in reading order (top to
+    bottom by their centres, then left to right)."""
+    rgb = np.ascontiguousarray(rgb[..., :3])
+    h, w = rgb.shape[:2]
+    coloured, dark = classify(rgb)
+    tablish = (coloured | dark).view(np.uint8)
+    # Ink lines the colour of the table (a ruled line, a stroke crossing a tear) are thin;
+    # table between scraps is not: opening the table mask leaves them to the paper.
+    ink, radius = ink_strokes(rgb, ~(coloured | dark))
+    table = cv2.morphologyEx(tablish, cv2.MORPH_OPEN, disk(radius),
+                             borderType=cv2.BORDER_REPLICATE).astype(bool)
+    labels, count = ndimage.label(~table, structure=np.ones((3, 3), bool))
+    if count == 0:
+        return []
+    areas = np.bincount(labels.ravel(), minlength=count + 1)
+    areas[0] = 0
+    keep = np.flatnonzero(areas >= max(MIN_AREA, MIN_IMAGE_SHARE * h * w,
+                                        MIN_AREA_SHARE * areas.max()))
+    kept = np.zeros(count + 1, bool)
+    kept[keep] = True
+    labels[~kept[labels]] = 0
+    # Pockets darker than any shadow at one scrap's edge are ink (where shadows overlap,
+    # between two scraps, they are not); so are wider bites out of a scrap's edge that
+    # open onto its ink (a bold stroke crossing the tear, on the shadow's side).
+    _adopt(labels, dark & table, areas)
+    wide = cv2.morphologyEx(tablish, cv2.MORPH_OPEN, disk(min(WIDE * radius, RADIUS_WIDE)),
+                            borderType=cv2.BORDER_REPLICATE).astype(bool)
+    _adopt(labels, table & ~wide & (labels == 0), areas, ink)
+    objects = ndimage.find_objects(labels)
+    out = []
+    for lab in keep:
+        sl = objects[lab - 1]
+        y0, y1 = max(0, sl[0].start - PAD), min(h, sl[0].stop + PAD)
+        x0, x1 = max(0, sl[1].start - PAD), min(w, sl[1].stop + PAD)
+        lab_crop = labels[y0:y1, x0:x1]
+        own = lab_crop == lab
+        # Paper is never thinner than this: thin strands are table texture (a dark grain
+        # line off the table's hue) that touched the scrap.
+        filled = cv2.morphologyEx(fill_holes(own).view(np.uint8), cv2.MORPH_OPEN,
+                                  disk(STRAND)).astype(bool)
+        near = cv2.dilate(filled.view(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+        near &= (lab_crop == 0) | filled  # its soft edge, where no other scrap is
+        img = rgb[y0:y1, x0:x1].astype(np.float32)
+        plain_table = coloured[y0:y1, x0:x1] & table[y0:y1, x0:x1] & ~filled
+        given = filled & (coloured[y0:y1, x0:x1] | dark[y0:y1, x0:x1])
+        alpha, colour = edge_alpha(img, filled, near, plain_table, given)
+        # Per-pixel noise (grain, JPEG) would roughen the traced outline; the cut's own
+        # roughness is coarser than this.
+        alpha = cv2.GaussianBlur(alpha.astype(np.float32), (0, 0), ALPHA_SIGMA)
+        a8 = np.rint(alpha * 255.0).astype(np.uint8)
+        crop = np.dstack([np.rint(colour).astype(np.uint8), a8])
+        crop[a8 == 0] = 0
+        out.append(Segment(box=(x0, y0, x1, y1), mask=a8 >= 128, rgba=crop))
+    out.sort(key=lambda sg: _reading_key(sg))
+    return out
+
+
+def _reading_key(sg: Segment) -> tuple[float, float]:
+    ys, xs = np.nonzero(sg.mask)
+    return float(ys.mean()) + sg.box[1], float(xs.mean()) + sg.box[0]

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import signal
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,3 +65,18 @@ def tree_hashes(folder: Path, pattern: str = "**/*") -> dict[str, str]:
         if p.is_file():
             out[p.relative_to(folder).as_posix()] = hashlib.sha256(p.read_bytes()).hexdigest()
     return out
+
+
+@contextmanager
+def served(work: Path, log: str, *extra: str) -> Iterator[tuple[str, Path]]:
+    """`shredfold serve --model oracle` as a real process on a free loopback port."""
+    cmd = [sys.executable, "-m", "shredfold", "serve", "--model", "oracle", "--port", "0",
+           "--results", str(work / "results"), "--log", str(work / log), *extra]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        assert " at http://127.0.0.1:" in line, f"server did not start: {line!r}"
+        yield line.split(" at ")[1].strip(), work / log
+    finally:
+        proc.send_signal(signal.SIGINT)  # lets requests in progress log their lines
+        proc.wait(timeout=30)

@@ -12,8 +12,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -26,7 +24,7 @@ from shredfold.server import FaultPlan, answered_twice, read_log
 from shredfold.store import Store, sha256_bytes
 from shredfold.tasks.base import JobContext
 from shredfold.tasks.shred import shred_request
-from tests.e2e.snake import ROOT, tree_hashes
+from tests.e2e.snake import ROOT, served, tree_hashes
 from tests.models.samples import (
     ITEMS,
     http_model,
@@ -46,21 +44,6 @@ def work(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
     return new_workdir(shared_samples(tmp_path_factory), tmp_path / "work")
 
 
-@contextmanager
-def served(work: Path, log: str, *extra: str) -> Iterator[tuple[str, Path]]:
-    """`shredfold serve --model oracle` as a real process on a free loopback port."""
-    cmd = [sys.executable, "-m", "shredfold", "serve", "--model", "oracle", "--port", "0",
-           "--results", str(work / "results"), "--log", str(work / log), *extra]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
-    try:
-        line = proc.stdout.readline() if proc.stdout else ""
-        assert " at http://127.0.0.1:" in line, f"server did not start: {line!r}"
-        yield line.split(" at ")[1].strip(), work / log
-    finally:
-        proc.send_signal(signal.SIGINT)  # lets requests in progress log their lines
-        proc.wait(timeout=30)
-
-
 def snakemake_cmd(work: Path, spec: Path, *args: str, config: tuple[str, ...] = ()) -> list[str]:
     return [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(work),
             "--config", f"spec={spec}", *config, "--cores", "2", *args]  # fmt: skip
@@ -76,10 +59,10 @@ def run(work: Path, spec: Path, *args: str, config: tuple[str, ...] = (), check:
     return proc
 
 
-def planned_jobs(work: Path, spec: Path) -> dict[str, int]:
+def planned_jobs(work: Path, spec: Path, target: str = "results/leaderboard.csv") -> dict[str, int]:
     """Jobs a dry run would execute, by rule (empty when there is nothing to do)."""
     # The target goes before `--quiet`, whose optional values would swallow it.
-    out = run(work, spec, "results/leaderboard.csv", "-n", "--quiet", "rules").stdout
+    out = run(work, spec, target, "-n", "--quiet", "rules").stdout
     counts = {}
     for line in out.splitlines():
         parts = line.split()
@@ -148,6 +131,10 @@ def test_faults_are_survived_and_failed_items_are_retried_on_the_next_run(work, 
     assert not answered_twice(entries)
     assert {e["hash"] for e in ok_answers(entries)} == {r["hash"] for r in items} - doomed
     assert {e["fault"] for e in entries} > {"ok", "500"}  # transient faults did strike
+    # A cluster job reads the Snakefile again after its cell's query recorded errors (which
+    # moves the cell on to attempt 1): the finished score of attempt 0 still reads attempt 0.
+    failed_scores = {r["cell"].score_path for r in items if r["hash"] in doomed}
+    assert all(planned_jobs(work, spec, path) == {} for path in failed_scores)
 
     with served(work, "run2.jsonl", "--api-key-env", "SHREDFOLD_E2E_KEY") as (url, log2):
         write_model(work, "oracle-http", **{**model, "base_url": url})

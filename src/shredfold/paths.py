@@ -38,6 +38,15 @@ def attempt_suffix(attempt: int) -> str:
     return f"-r{attempt}" if attempt else ""
 
 
+def attempt_number(suffix: str) -> int:
+    """The attempt a path's ``-rN`` suffix names (0 for none): :func:`attempt_suffix` undone."""
+    if not suffix:
+        return 0
+    if not suffix.startswith("-r") or not suffix[2:].isdigit() or suffix[2] == "0":
+        raise ValueError(f"not an attempt suffix: {suffix!r}")
+    return int(suffix[2:])
+
+
 def set_path(where: str, key: str) -> str:
     return SET.format(where=where, key=key)
 

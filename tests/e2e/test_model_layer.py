@@ -59,10 +59,10 @@ def run(work: Path, spec: Path, *args: str, config: tuple[str, ...] = (), check:
     return proc
 
 
-def planned_jobs(work: Path, spec: Path) -> dict[str, int]:
+def planned_jobs(work: Path, spec: Path, target: str = "results/leaderboard.csv") -> dict[str, int]:
     """Jobs a dry run would execute, by rule (empty when there is nothing to do)."""
     # The target goes before `--quiet`, whose optional values would swallow it.
-    out = run(work, spec, "results/leaderboard.csv", "-n", "--quiet", "rules").stdout
+    out = run(work, spec, target, "-n", "--quiet", "rules").stdout
     counts = {}
     for line in out.splitlines():
         parts = line.split()
@@ -131,6 +131,10 @@ def test_faults_are_survived_and_failed_items_are_retried_on_the_next_run(work, 
     assert not answered_twice(entries)
     assert {e["hash"] for e in ok_answers(entries)} == {r["hash"] for r in items} - doomed
     assert {e["fault"] for e in entries} > {"ok", "500"}  # transient faults did strike
+    # A cluster job reads the Snakefile again after its cell's query recorded errors (which
+    # moves the cell on to attempt 1): the finished score of attempt 0 still reads attempt 0.
+    failed_scores = {r["cell"].score_path for r in items if r["hash"] in doomed}
+    assert all(planned_jobs(work, spec, path) == {} for path in failed_scores)
 
     with served(work, "run2.jsonl", "--api-key-env", "SHREDFOLD_E2E_KEY") as (url, log2):
         write_model(work, "oracle-http", **{**model, "base_url": url})

@@ -1,4 +1,11 @@
-# DuckDB over exactly the plan's cell tables (one writer: a single job).
+# DuckDB over exactly the plan's cell tables (one writer: a single job). A local rule: with a
+# cluster executor it runs in the Snakemake that submits the jobs, whose plan named the cell
+# tables of this run; a cluster job would plan again, and a query that recorded errors during
+# the run moves its cell on to the next attempt, whose tables do not exist yet.
+localrules:
+    aggregate,
+
+
 rule aggregate:
     message:
         "Aggregate {n} cell tables into the leaderboard".format(n=len(PLAN.cells))

@@ -42,6 +42,9 @@ ENDPOINT_OF = {m.id: endpoint_resource(m) for m in PLAN.spec.models}
 for _name, _slots in endpoint_limits(PLAN.spec.models).items():
     if _name not in workflow.global_resources:
         workflow.register_resource(_name, _slots)
+# Global scope: the Snakemake that schedules counts them across every job it runs or submits
+# (on a cluster, across all the jobs in the queue), never per job.
+workflow.resourcescope(**{_name: "global" for _name in endpoint_limits(PLAN.spec.models)})
 
 
 def _cell(wildcards):
@@ -61,8 +64,10 @@ def set_manifest(wildcards):
 
 
 def query_manifest(wildcards):
-    """The query manifest (current attempt) a score cell reads."""
-    return _cell(wildcards).query_path
+    """The query manifest a score cell reads: the attempt its own path names. Not this run's
+    resolved attempt: a cluster job reads the Snakefile again once its cell's query has run,
+    and a query that recorded errors moves the resolved cell on to the next attempt."""
+    return _cell(wildcards).at(paths.attempt_number(wildcards.attempt)).query_path
 
 
 def cell_name(wildcards):

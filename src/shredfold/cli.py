@@ -225,7 +225,9 @@ def cmd_job(args: argparse.Namespace) -> int:
             from shredfold.aggregate import Grid, write_tables
 
             # Snakemake passes the tables of the cells' current attempts (see plan.resolve_attempts).
-            write_tables(args.tables or plan.score_paths, Grid.of(plan), args.out[0], args.out[1:])
+            write_tables(
+                args.tables or plan.score_paths, Grid.of(plan), args.out[0], args.out[1:], args.pairwise
+            )
     except CorruptObjectError as exc:
         raise UserError(f"{exc}; {_rebuild_hint(exc, plan, args)}") from None
     return 0
@@ -357,6 +359,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--replay-only", action="store_true", help="query: fail if any model call would be made"
     )
     sp.add_argument("--tables", nargs="*", help="aggregate: the cell tables (default: the plan's)")
+    sp.add_argument("--pairwise", help="aggregate: also write the pairwise tests here")
     sp.set_defaults(func=cmd_job)
     return p
 

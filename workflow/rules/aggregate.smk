@@ -7,8 +7,9 @@ rule aggregate:
     output:
         leaderboard=paths.LEADERBOARD,
         breakdowns=breakdown_files(),
+        pairwise=paths.PAIRWISE,
     log:
         paths.AGGREGATE_LOG,
     shell:
         "{PY} -m shredfold job aggregate --plan {PLAN_FILE:q} --tables {input.tables:q} "
-        "--out {output.leaderboard:q} {output.breakdowns:q} > {log:q} 2>&1"
+        "--out {output.leaderboard:q} {output.breakdowns:q} --pairwise {output.pairwise:q} > {log:q} 2>&1"

@@ -136,6 +136,20 @@ class Breakdown:
     trailer: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Headline:
+    """A leaderboard column the aggregator gives a bootstrap interval and pairwise tests:
+    the mean of ``value`` over the benchmark's rows that satisfy ``where``, resampling the
+    items by ``cluster`` (the unit whose items are not independent, e.g. a document and its
+    N variants). ``value``, ``cluster`` and ``where`` are SQL over the cell table's columns."""
+
+    column: str
+    value: str
+    cluster: str
+    where: str = "true"
+    lower_is_better: bool = False
+
+
 class Row(BaseModel):
     """One item's row in a cell table; a task's subclass adds its fields. The Parquet schema
     is derived from the fields (see :func:`shredfold.stages.score.arrow_schema`)."""
@@ -152,6 +166,7 @@ class Task(Protocol):
     row_type: type[Row]
     query_stage: Stage
     score_stage: Stage
+    headlines: tuple[Headline, ...]  # columns that get intervals and pairwise tests
 
     def item_sets(self, ctx: PlanContext) -> list[ItemSet]: ...
 

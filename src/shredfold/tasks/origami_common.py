@@ -29,6 +29,8 @@ BREAKDOWN_KEYS = ("task", "tier", "category")
 BREAKDOWN_LEAD = ("count(*) AS items",)
 BREAKDOWN_TRAILER = ("count(error) AS errors",)
 LEADERBOARD_TRAILER = ["count(error) AS origami_errors"]
+# The unit of resampling for intervals: a design (its items share its difficulty).
+DESIGN = "design"
 
 
 class OrigamiRow(Row):

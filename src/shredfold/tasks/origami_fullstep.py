@@ -27,7 +27,7 @@ from shredfold.prompts.origami import VERSION as PROMPT_VERSION
 from shredfold.spec import ResolvedSpec
 from shredfold.store import content_key
 from shredfold.tasks import origami_common as common
-from shredfold.tasks.base import Cell, ItemSet, JobContext, PlanContext, Row, build_each
+from shredfold.tasks.base import Cell, Headline, ItemSet, JobContext, PlanContext, Row, build_each
 from shredfold.tasks.registry import register
 
 EPISODE_STAGE, EPISODE_VERSION = "origami_episode", 1
@@ -80,6 +80,10 @@ class OrigamiFullstepTask(common.OrigamiTask):
         f"round(avg(ss), {D}) AS ss",
         f"round(avg(steps), {D}) AS steps",
         f"round(sum(invalid) / nullif(sum(turns), 0), {D}) AS invalid_rate",
+    )
+    headlines = (
+        Headline("origami_gs", "gs", common.DESIGN, where="task = 'fullstep'"),
+        Headline("origami_qe", "qe", common.DESIGN, where="task = 'fullstep'"),
     )
 
     def item_sets(self, ctx: PlanContext) -> list[ItemSet]:

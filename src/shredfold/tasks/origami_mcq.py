@@ -22,7 +22,7 @@ from shredfold.origami_bench.mcq import MCQ_STAGE, McqSpec, plan_mcq
 from shredfold.prompts.origami import AnswerError, mcq_request, parse_mcq
 from shredfold.spec import ResolvedSpec
 from shredfold.tasks import origami_common as common
-from shredfold.tasks.base import Cell, ItemSet, JobContext, PlanContext, Row, build_each
+from shredfold.tasks.base import Cell, Headline, ItemSet, JobContext, PlanContext, Row, build_each
 from shredfold.tasks.registry import register
 
 VARIANTS = ("mcq_assoc", "mcq_causal")
@@ -33,6 +33,9 @@ class OrigamiMcqTask(common.OrigamiTask):
     name = "origami_mcq"
     item_type = McqSpec
     breakdown = common.breakdown(f"round(avg(correct), {common.DIGITS}) AS accuracy")
+    headlines = tuple(
+        Headline(f"origami_{v}", "correct", common.DESIGN, where=f"task = '{v}'") for v in VARIANTS
+    )
 
     def item_sets(self, ctx: PlanContext) -> list[ItemSet]:
         ob = ctx.spec.spec.origami

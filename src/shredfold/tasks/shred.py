@@ -34,6 +34,7 @@ from shredfold.store import content_key
 from shredfold.tasks.base import (
     Breakdown,
     Cell,
+    Headline,
     ItemSet,
     JobContext,
     Layout,
@@ -140,6 +141,10 @@ _COST = f"""
 """
 
 
+# The unit of resampling: a document, with its variants at every N.
+_DOCUMENT = "domain || '/' || doc_id"
+
+
 def _split(sql: str) -> tuple[str, ...]:
     return tuple(c.strip() for c in sql.strip().split(",\n"))
 
@@ -167,6 +172,12 @@ class ShredTask:
     row_type = ShredRow
     query_stage = Stage("query", 1)
     score_stage = Stage("score", 1)
+    headlines = (
+        Headline("ned", "ned", _DOCUMENT, lower_is_better=True),
+        Headline("bleu", "bleu", _DOCUMENT),
+        Headline("rouge_l", "rouge_l", _DOCUMENT),
+        Headline("teds", "teds", _DOCUMENT, where="kind = 'table'"),
+    )
     breakdown = Breakdown(
         file="breakdown.csv",
         keys=("domain", "granularity"),

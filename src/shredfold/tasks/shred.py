@@ -12,6 +12,7 @@ model cannot improve its averages by failing on hard items.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
@@ -27,7 +28,7 @@ from shredfold.models.asker import CachedAsker, ReplayOnlyError
 from shredfold.models.envelope import load_response
 from shredfold.prompts.shred import VERSION as PROMPT_VERSION
 from shredfold.prompts.shred import build_request, parse_answer
-from shredfold.shred.sample_folder import SAMPLE_STAGE, load_public, load_truth
+from shredfold.shred.sample_folder import SAMPLE_STAGE, load_hidden, load_public, load_truth
 from shredfold.shred.sample_key import sample_key
 from shredfold.spec import RenderSettings, ResolvedSpec, SynthesisSettings
 from shredfold.store import content_key
@@ -85,6 +86,15 @@ class ShredRow(Row):
     rouge_l: float
     teds: float
     teds_s: float
+    # Failure diagnostics (shredfold.diagnostics); empty where undefined.
+    omission: float | None = None
+    omission_small: float | None = None
+    omission_large: float | None = None
+    hallucination: float | None = None
+    order_tau: float | None = None
+    cut_words: int | None = None
+    cut_word_recovery: float | None = None
+    piece_omission: str | None = None  # JSON: per piece (polygon order) area share, chars, omission
     signature: str
     input_tokens: int
     output_tokens: int
@@ -94,7 +104,42 @@ class ShredRow(Row):
     error: str | None
     response: str | None
 
-    arrow_types: ClassVar[dict[str, str]] = {"granularity": "int32"}
+    arrow_types: ClassVar[dict[str, str]] = {"granularity": "int32", "cut_words": "int32"}
+
+
+@functools.lru_cache(maxsize=64)
+def _glyphs(item: ShredItem) -> Any:
+    # Every model's answer to a sample is checked against the same layout (verify re-scores
+    # all of them in one process).
+    from shredfold.shred.glyphs import page_glyphs
+
+    return page_glyphs(item.doc, item.render)
+
+
+class LayoutMismatchError(ValueError):
+    """The renderer's layout no longer gives the sample's page (the code changed under it)."""
+
+
+def diagnose_answer(pred: str, item: ShredItem, hidden: Mapping[str, Any]) -> dict[str, Any]:
+    """The failure diagnostics of one answer (see :mod:`shredfold.diagnostics`): where the
+    truth's characters lie comes from the renderer's layout of the item's document, which
+    pieces hold them from the sample's polygons."""
+    from shredfold.diagnostics import diagnose
+    from shredfold.shred.glyphs import skeleton
+
+    glyphs = _glyphs(item)
+    page = hidden["page"]
+    if (glyphs.width, glyphs.height) != (page["width"], page["height"]):
+        raise LayoutMismatchError(
+            f"sample {item.key[:12]}: the layout gives a {glyphs.width}x{glyphs.height} page "
+            f"but the sample's is {page['width']}x{page['height']} (fonts or renderer changed?)"
+        )
+    answer = skeleton(parse_answer(pred, item.kind), item.kind)
+    d = diagnose(
+        glyphs.chars, glyphs.boxes, glyphs.lines, glyphs.words, hidden["polygons"],
+        float(page["width"] * page["height"]), answer, item.lang,
+    )  # fmt: skip
+    return d.columns()
 
 
 def score_text(pred: str, truth: str, truth_html: str | None, kind: str, lang: str) -> dict[str, Any]:
@@ -127,6 +172,17 @@ _METRICS = f"""
     round(avg(rouge_l), {DIGITS}) AS rouge_l,
     round(avg(teds) FILTER (WHERE kind = 'table'), {DIGITS}) AS teds,
     round(avg(teds_s) FILTER (WHERE kind = 'table'), {DIGITS}) AS teds_s
+"""
+
+# Means of the failure diagnostics (breakdown only): empty values (no answer, no cut word)
+# are left out of their mean.
+_DIAGNOSTICS = f"""
+    round(avg(omission), {DIGITS}) AS omission,
+    round(avg(omission_small), {DIGITS}) AS omission_small,
+    round(avg(omission_large), {DIGITS}) AS omission_large,
+    round(avg(hallucination), {DIGITS}) AS hallucination,
+    round(avg(order_tau), {DIGITS}) AS order_tau,
+    round(avg(cut_word_recovery), {DIGITS}) AS cut_word_recovery
 """
 
 # Latency over every answered item, cached or not: a stored answer keeps the latency it was
@@ -171,7 +227,7 @@ class ShredTask:
     item_type = ShredItem
     row_type = ShredRow
     query_stage = Stage("query", 1)
-    score_stage = Stage("score", 1)
+    score_stage = Stage("score", 2)  # 2: failure diagnostics (rescoring only)
     headlines = (
         Headline("ned", "ned", _DOCUMENT, lower_is_better=True),
         Headline("bleu", "bleu", _DOCUMENT),
@@ -181,7 +237,7 @@ class ShredTask:
     breakdown = Breakdown(
         file="breakdown.csv",
         keys=("domain", "granularity"),
-        columns=(*_split(_METRICS), *_split(_COST)),
+        columns=(*_split(_METRICS), *_split(_DIAGNOSTICS), *_split(_COST)),
     )
 
     # ------------------------------------------------------------ items
@@ -300,12 +356,19 @@ class ShredTask:
     def score(self, cell: Cell, answers: Mapping[str, dict[str, Any]], job: JobContext) -> list[Row]:
         rows: list[Row] = []
         for item in cell.item_set.items:
-            truth = load_truth(job.store.object(SAMPLE_STAGE, item.key))
+            sample = job.store.object(SAMPLE_STAGE, item.key)
+            truth = load_truth(sample)
             q = answers[item.key]
             response = None
             if q.get("response") and not q.get("error"):
                 response = load_response(job.store, q["response"])
-            scores = score_text(response.text if response else "", truth.text, truth.html, item.kind, item.lang)
+            pred = response.text if response else ""
+            scores = score_text(pred, truth.text, truth.html, item.kind, item.lang)
+            try:
+                diagnostics = diagnose_answer(pred, item, load_hidden(sample))
+            except LayoutMismatchError as exc:
+                job.log.warning("%s: diagnostics left empty: %s", cell.name, exc)
+                diagnostics = {}
             rows.append(
                 ShredRow(
                     item=item.key,
@@ -322,6 +385,7 @@ class ShredTask:
                     rouge_l=scores["rouge_l"],
                     teds=scores["teds"],
                     teds_s=scores["teds_s"],
+                    **diagnostics,
                     signature=scores["signature"],
                     input_tokens=response.input_tokens if response else 0,
                     output_tokens=response.output_tokens if response else 0,

@@ -1,4 +1,5 @@
-"""``shredfold …`` commands: plan, show, verify, schema, serve, and the jobs Snakemake runs.
+"""``shredfold …`` commands: plan, show, release, verify, report, schema, serve, and the jobs
+Snakemake runs.
 
 Every failure a user can cause (a wrong spec, a missing key, a corrupt store object, a busy
 port) ends in one line naming the cause and exit status 2 (1 for a failed verification).
@@ -122,9 +123,32 @@ def cmd_show(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- verify
 
 
+def cmd_release(args: argparse.Namespace) -> int:
+    import time
+
+    from shredfold.plan import resolve_attempts
+    from shredfold.release import ReleaseError, make_release
+
+    results = Path(args.results)
+    t0 = time.perf_counter()
+    plan = resolve_attempts(_plan(args.spec, results), results.parent)
+    try:
+        digest = make_release(plan, results.parent, args.out, with_samples=args.with_samples, force=args.force)
+    except ReleaseError as exc:
+        raise UserError(str(exc)) from None
+    except CorruptObjectError as exc:
+        raise UserError(f"{exc}; run `shredfold verify --store` and snakemake again") from None
+    print(f"release {args.out}: sha256 {digest} ({time.perf_counter() - t0:.1f} s)")
+    return 0
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
+    if args.path is not None:
+        if args.store is not None:
+            raise UserError("give a release PATH or --store RESULTS, not both")
+        return _verify_release(args.path)
     if args.store is None:
-        raise UserError("give --store [RESULTS] to check a results store")
+        raise UserError("give a release PATH, or --store [RESULTS] to check a results store")
     store = _store(Path(args.store))
     if not store.root.is_dir():
         raise UserError(f"no store at {store.root}")
@@ -143,6 +167,26 @@ def cmd_verify(args: argparse.Namespace) -> int:
     by_stage = ", ".join(f"{s}: {len(v)}" for s, v in sorted(problems.items())) or "none"
     print(f"{checked} objects checked under {store.root}; {total} problem(s) ({by_stage})")
     return 1 if total else 0
+
+
+def _verify_release(path: str) -> int:
+    import time
+
+    from shredfold.verify import VerifyError, verify
+
+    t0 = time.perf_counter()
+    try:
+        report = verify(path)
+    except VerifyError as exc:
+        raise UserError(str(exc)) from None
+    for note in report.notes:
+        print(f"note: {note}")
+    for d in report.differences:
+        print(f"difference: {d.line()}")
+    counts = ", ".join(f"{v} {k}" for k, v in report.counts.items())
+    verdict = "verified" if report.ok else f"{len(report.differences)} difference(s)"
+    print(f"{path}: {verdict} ({counts}; {time.perf_counter() - t0:.1f} s, no model called)")
+    return 0 if report.ok else 1
 
 
 # ---------------------------------------------------------------- schema
@@ -319,7 +363,16 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--results", default=str(RESULTS))
     sp.set_defaults(func=cmd_show)
 
-    sp = sub.add_parser("verify", help="check the integrity of a results store")
+    sp = sub.add_parser("release", help="write a release (folder or .tar.gz) that `verify` can check")
+    sp.add_argument("--spec", default="specs/default.yaml", help="the spec whose results to release")
+    sp.add_argument("--out", required=True, help="a new folder, or a file ending in .tar.gz")
+    sp.add_argument("--with-samples", action="store_true", help="add every sample's images")
+    sp.add_argument("--force", action="store_true", help="replace an earlier release at --out")
+    sp.add_argument("--results", default=str(RESULTS))
+    sp.set_defaults(func=cmd_release)
+
+    sp = sub.add_parser("verify", help="check a release (re-score it offline), or a results store")
+    sp.add_argument("path", nargs="?", help="a release folder or .tar.gz")
     sp.add_argument("--store", nargs="?", const=str(RESULTS), metavar="RESULTS", help="check every object of RESULTS/store (default results)")
     sp.set_defaults(func=cmd_verify)
 

@@ -37,6 +37,8 @@ import numpy as np
 import shapely
 from rapidfuzz.distance import Levenshtein
 
+# Bump when a change alters any diagnostic (it is part of the signature a release records).
+VERSION = 1
 # Blocks of at least this many equal characters anchor the matching wherever they stand in
 # the answer (four Chinese characters are about as specific as eight Latin letters).
 TILE = {"zh": 4, "en": 8}

@@ -186,6 +186,15 @@ class Task(Protocol):
 
     def score(self, cell: Cell, answers: Mapping[str, dict[str, Any]], job: JobContext) -> list[Row]: ...
 
+    def response_keys(self, cell: Cell, answers: Mapping[str, dict[str, Any]], store: Store) -> list[str]:
+        """The stored responses behind a cell's answers (a release carries each envelope)."""
+        ...
+
+    def signatures(self, spec: ResolvedSpec, item_sets: Sequence[ItemSet]) -> dict[str, str]:
+        """What produced the scores (metric signatures, versions), by name: recorded in a
+        release, compared with the running code by ``shredfold verify``."""
+        ...
+
     def leaderboard(self, item_sets: Sequence[ItemSet]) -> tuple[list[str], list[str]]:
         """SQL select expressions over this benchmark's rows, grouped by model: the task's own
         columns and trailing ones shared with other tasks of its benchmark."""

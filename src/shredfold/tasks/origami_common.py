@@ -4,6 +4,7 @@ and the design catalogue they plan from.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from shredfold.origami import ENGINE_VERSION
@@ -133,6 +134,16 @@ class OrigamiTask:
 
     def sort_columns(self) -> list[str]:
         return []
+
+    def signatures(self, spec: ResolvedSpec, item_sets: Sequence[ItemSet]) -> dict[str, str]:
+        import json
+
+        return {
+            "gs": "silhouette-iou/best-of-8-symmetries/centroid-shift",
+            "engine": ENGINE_VERSION,
+            "prompt": PROMPT_VERSION,
+            "clip": json.dumps(score_params(spec)["clip"], sort_keys=True),
+        }
 
     def row(self, cell: Cell, item: str, design: Design, q: dict[str, Any], **scores: Any) -> OrigamiRow:
         return OrigamiRow(

@@ -175,6 +175,15 @@ class OrigamiFullstepTask(common.OrigamiTask):
         out.update(common.accounting([t["meta"] for t in turns]), response=q["episode"])
         return out
 
+    def response_keys(self, cell: Cell, answers: Mapping[str, dict[str, Any]], store: Any) -> list[str]:
+        """Every turn's response, read from the episodes (each turn is a cached request)."""
+        keys = []
+        for q in answers.values():
+            if q.get("episode") and not q.get("error"):
+                record = store.get_json(EPISODE_STAGE, q["episode"], "episode.json")
+                keys += [t["meta"]["response"] for t in record["turns"] if t.get("meta", {}).get("response")]
+        return keys
+
     def leaderboard(self, item_sets: Sequence[ItemSet]) -> tuple[list[str], list[str]]:
         full = "task = 'fullstep'"
         cols = []

@@ -105,6 +105,9 @@ class OrigamiMcqTask(common.OrigamiTask):
             rows.append(self.row(cell, item.key, item.design, q, **out))
         return rows
 
+    def response_keys(self, cell: Cell, answers: Mapping[str, dict[str, Any]], store: Any) -> list[str]:
+        return [q["response"] for q in answers.values() if q.get("response") and not q.get("error")]
+
     def leaderboard(self, item_sets: Sequence[ItemSet]) -> tuple[list[str], list[str]]:
         present = {str(s.labels["task"]) for s in item_sets}
         cols = [

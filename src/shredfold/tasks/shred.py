@@ -398,6 +398,23 @@ class ShredTask:
             )
         return rows
 
+    def response_keys(self, cell: Cell, answers: Mapping[str, dict[str, Any]], store: Any) -> list[str]:
+        return [q["response"] for q in answers.values() if q.get("response") and not q.get("error")]
+
+    def signatures(self, spec: ResolvedSpec, item_sets: Sequence[ItemSet]) -> dict[str, str]:
+        from importlib import metadata
+
+        from shredfold.diagnostics import VERSION as DIAGNOSTICS_VERSION
+        from shredfold.metrics.text import signature
+
+        kinds = sorted({(i.kind, i.lang) for s in item_sets for i in s.items})
+        out = {f"text/{kind}/{lang}": signature(kind, lang) for kind, lang in kinds}  # type: ignore[arg-type]
+        if any(kind == "table" for kind, _ in kinds):
+            out["teds"] = f"teds:apted{metadata.version('apted')}/rename=pubtabnet/size=all-nodes"
+        out["diagnostics"] = f"diagnostics-v{DIAGNOSTICS_VERSION}"
+        out["prompt"] = PROMPT_VERSION
+        return out
+
     # ------------------------------------------------------------ aggregate
 
     def leaderboard(self, item_sets: Sequence[ItemSet]) -> tuple[list[str], list[str]]:

@@ -84,6 +84,14 @@ def test_holm_adjusts_step_down_and_stays_monotone() -> None:
     assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
     assert holm([0.5, 0.9]) == [1.0, 1.0]
     assert holm([]) == []
+    nan = float("nan")
+    adjusted = holm([0.01, nan, 0.04])  # an untested pair is not part of the family
+    assert adjusted[0] == pytest.approx(0.02) and adjusted[2] == pytest.approx(0.04) and adjusted[1] != adjusted[1]
+
+
+def test_one_document_gives_no_p_value() -> None:
+    r = paired_diff([0.1, 0.2], [0.3, 0.5], ["d", "d"], 1)
+    assert r.diff == pytest.approx(-0.25) and r.p != r.p  # NaN
 
 
 def test_bad_input_is_refused() -> None:

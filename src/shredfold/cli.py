@@ -272,6 +272,11 @@ def cmd_job(args: argparse.Namespace) -> int:
             write_tables(
                 args.tables or plan.score_paths, Grid.of(plan), args.out[0], args.out[1:], args.pairwise
             )
+        elif args.stage == "report":
+            from shredfold.report.build import write_report
+
+            made = write_report(plan, Path(args.results).parent, args.out[0], args.tables)
+            logging.getLogger("shredfold.report").info("report %s: %d bytes in %.1f s", args.out[0], made["bytes"], made["seconds"])
     except CorruptObjectError as exc:
         raise UserError(f"{exc}; {_rebuild_hint(exc, plan, args)}") from None
     return 0
@@ -401,7 +406,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.set_defaults(func=cmd_serve)
 
     sp = sub.add_parser("job", help="run one pipeline job (called by Snakemake rules)")
-    sp.add_argument("stage", choices=["set", "query", "score", "aggregate"])
+    sp.add_argument("stage", choices=["set", "query", "score", "aggregate", "report"])
     sp.add_argument("--plan", required=True, help="the plan file Snakemake wrote")
     sp.add_argument("--key", default="")
     sp.add_argument("--where", default="", help="query/score: the cell's path part")
@@ -411,7 +416,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument(
         "--replay-only", action="store_true", help="query: fail if any model call would be made"
     )
-    sp.add_argument("--tables", nargs="*", help="aggregate: the cell tables (default: the plan's)")
+    sp.add_argument("--tables", nargs="*", help="aggregate, report: the cell tables (default: the plan's)")
     sp.add_argument("--pairwise", help="aggregate: also write the pairwise tests here")
     sp.set_defaults(func=cmd_job)
     return p

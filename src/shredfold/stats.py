@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
@@ -124,7 +125,8 @@ def paired_diff(
     The interval is the percentile interval of the replicate differences. The p-value is
     two-sided, from the replicates shifted to mean zero (the null of no difference):
     ``(1 + #{|d* - d| >= |d|}) / (1 + reps)``. Identical models give a zero difference and
-    p = 1; a constant shift gives an interval of exactly that shift and the smallest p.
+    p = 1; a constant shift gives an interval of exactly that shift and the smallest p; a
+    single cluster gives no p-value (NaN).
     """
     if len(a) != len(b):
         raise ValueError(f"{len(a)} scores for A but {len(b)} for B")
@@ -136,15 +138,19 @@ def paired_diff(
     # Differences within float rounding of zero are no difference (a - a can be 1e-17).
     tol = 1e-12 * max(1.0, float(np.abs(d).max(initial=0.0)))
     extreme = int(np.count_nonzero(np.abs(reps_d - diff) >= abs(diff) - tol))
-    p = (1 + extreme) / (1 + reps)
-    return PairedDiff(diff, min(low, diff), max(high, diff), min(1.0, p), len(d), len(sums))
+    # One cluster has nothing to resample: every replicate is the observed difference, which
+    # says nothing about noise, so there is no p-value (NaN) rather than the smallest one.
+    p = min(1.0, (1 + extreme) / (1 + reps)) if len(sums) > 1 else math.nan
+    return PairedDiff(diff, min(low, diff), max(high, diff), p, len(d), len(sums))
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:
-    """Holm's step-down adjusted p-values, in the order given (monotone, capped at 1)."""
-    m = len(pvalues)
-    order = sorted(range(m), key=lambda i: (pvalues[i], i))
-    out = [0.0] * m
+    """Holm's step-down adjusted p-values, in the order given (monotone, capped at 1). NaN
+    (no test) stays NaN and does not count in the family."""
+    tested = [i for i, p in enumerate(pvalues) if not math.isnan(p)]
+    m = len(tested)
+    order = sorted(tested, key=lambda i: (pvalues[i], i))
+    out = [math.nan] * len(pvalues)
     running = 0.0
     for rank, i in enumerate(order):
         running = max(running, min(1.0, (m - rank) * pvalues[i]))

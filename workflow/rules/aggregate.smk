@@ -5,9 +5,9 @@ rule aggregate:
     input:
         tables=PLAN.score_paths,
     output:
-        leaderboard=paths.LEADERBOARD,
+        leaderboard=report(paths.LEADERBOARD, caption="../report/leaderboard.rst", category="Tables"),
         breakdowns=breakdown_files(),
-        pairwise=paths.PAIRWISE,
+        pairwise=report(paths.PAIRWISE, caption="../report/pairwise.rst", category="Tables"),
     log:
         paths.AGGREGATE_LOG,
     shell:

@@ -26,6 +26,7 @@ PLAN = resolve_attempts(_PLANNED, Path.cwd())
 PLAN_FILE = write_plan(_PLANNED)
 
 PY = sys.executable
+SPEC_FILE = str(Path(config["spec"]).resolve())
 KEY = paths.KEY_PATTERN
 ATTEMPT = paths.ATTEMPT_PATTERN
 

@@ -37,6 +37,7 @@ from typing import Any
 from shredfold import release as rel
 from shredfold.aggregate import Grid, render_tables
 from shredfold.plan import Plan, load_plan
+from shredfold.store import MANIFEST as OBJECT_MANIFEST
 from shredfold.store import CorruptObjectError, Store, load_json, sha256_bytes, sha256_file
 from shredfold.tasks.base import Row
 from shredfold.tasks.registry import get as get_task
@@ -104,13 +105,9 @@ def opened(path: str | Path) -> Iterator[Path]:
 
 
 def _extract(archive: Path, dest: Path) -> None:
-    try:
-        tar = tarfile.open(archive, "r:gz")
-    except (OSError, tarfile.TarError, EOFError) as exc:
-        raise VerifyError(f"{archive}: not a gzip-compressed tar archive ({exc})") from None
     total = members = 0
-    with tar:
-        try:
+    try:
+        with tarfile.open(archive, "r:gz") as tar:
             for m in tar:
                 members += 1
                 total += max(0, m.size)
@@ -123,8 +120,8 @@ def _extract(archive: Path, dest: Path) -> None:
                 if not m.isfile():
                     raise VerifyError(f"{archive}: member {m.name!r} is not a regular file")
                 tar.extract(m, dest, filter="data")
-        except (tarfile.TarError, EOFError, OSError) as exc:
-            raise VerifyError(f"{archive}: unreadable archive ({exc})") from None
+    except (tarfile.TarError, EOFError, OSError) as exc:
+        raise VerifyError(f"{archive}: not a readable gzip-compressed tar archive ({exc})") from None
 
 
 # ---------------------------------------------------------------- 1. hashes
@@ -321,7 +318,11 @@ def check_samples(root: Path, plan: Plan, report: Report, scratch: Path) -> None
             tmp = scratch / item.key
             tmp.mkdir(parents=True)
             make_sample(item.doc, item.n, item.render, item.synthesis, item.seed, tmp)
-            want = store.manifest(SAMPLE_STAGE, item.key)
+            # Against the release's own bytes (a file edited without its object's manifest
+            # is caught here as well as by the hashes).
+            names = set(store.manifest(SAMPLE_STAGE, item.key)) - {OBJECT_MANIFEST}
+            want = {n: sha256_file(root / folder / n) for n in names if (root / folder / n).is_file()}
+            want.update({n: "(absent)" for n in names if n not in want})
             have = {p.relative_to(tmp).as_posix(): sha256_file(p) for p in sorted(tmp.rglob("*")) if p.is_file()}
             for name in sorted(set(want) | set(have)):
                 if want.get(name) != have.get(name):

@@ -1,5 +1,8 @@
 """Open a report in Debian's headless Chromium through Playwright (no browser download: the
-system's /usr/bin/chromium), recording console errors and every request the page makes."""
+system's /usr/bin/chromium), recording console errors and every request the page makes.
+
+Used by the tests and by ``python -m shredfold.report.browser REPORT DOCS`` (the README's
+screenshots). Playwright is a test dependency, imported only here and only when used."""
 
 from __future__ import annotations
 
@@ -50,3 +53,35 @@ def visit(report: Path, width: int = 1360, height: int = 900) -> Iterator[Visit]
             yield v
         finally:
             ctx.close()
+
+
+# The report's main views, as README screenshots: (file, CSS selector).
+VIEWS = (
+    ("report-leaderboard.png", "#leaderboard"),
+    ("report-decay.png", "#decay"),
+    ("report-heatmaps.png", "#heatmaps"),
+    ("report-diagnostics.png", "#diagnostics"),
+    ("report-origami.png", "#origami"),
+    ("report-samples.png", "#samples .sample"),
+    ("report-episodes.png", "#episodes .episode"),
+)
+
+
+def screenshots(report: Path, folder: Path) -> list[Path]:
+    """A PNG of each main view of ``report`` in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    with visit(report) as v:
+        for name, selector in VIEWS:
+            element = v.page.locator(selector).first
+            if element.count():
+                element.screenshot(path=str(folder / name))
+                out.append(folder / name)
+    return out
+
+
+if __name__ == "__main__":
+    import sys
+
+    for p in screenshots(Path(sys.argv[1]), Path(sys.argv[2])):
+        print(p)

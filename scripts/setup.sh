@@ -10,6 +10,8 @@ want_test=0
 # Fonts that shape the pages (their hashes enter sample keys) and the shared libraries the
 # Blender module (bpy) loads even when headless.
 APT_PACKAGES=(fonts-dejavu-core libgl1 libxi6 libxrender1 libxkbcommon0 libsm6 libxfixes3 libxxf86vm1)
+# The tests open the HTML report in Debian's headless Chromium (driven by Playwright).
+if ((want_test)); then APT_PACKAGES+=(chromium); fi
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

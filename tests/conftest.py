@@ -18,3 +18,20 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip(f"reference data not found at {SHARED} (../shared beside the project)")
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def small_run(tmp_path_factory, request):
+    """The shared small run (:mod:`tests.e2e.small_run`); read it, never change it."""
+    from filelock import FileLock
+
+    from tests.e2e.small_run import SmallRun, build
+
+    base = tmp_path_factory.getbasetemp()
+    # Under pytest-xdist every worker has its own basetemp inside the session's one.
+    shared = base.parent if hasattr(request.config, "workerinput") else base
+    folder = shared / "small-run"
+    with FileLock(str(shared / "small-run.lock")):
+        if not (folder / "results" / "report.html").is_file():
+            return build(folder)
+    return SmallRun(folder, folder / "spec.yaml")

@@ -7,7 +7,7 @@ import io
 import math
 from pathlib import Path
 
-from shredfold.aggregate import Grid, breakdowns, leaderboard, to_csv, write_tables
+from shredfold.aggregate import Grid, breakdowns, leaderboard, pairwise, to_csv, write_tables
 from shredfold.stages.score import write_cell_table
 from shredfold.tasks.base import ItemSet
 from shredfold.tasks.origami_common import OrigamiRow
@@ -131,3 +131,56 @@ def test_breakdowns_group_by_their_keys_and_every_file_is_written(tmp_path: Path
 def test_csv_writes_empty_for_missing_values_and_rounds() -> None:
     text = to_csv(["a", "b", "c", "d"], [(None, math.nan, True, 1 / 3)])
     assert text == "a,b,c,d\n,,true,0.333333\n"
+
+
+def docs_rows(model: str, neds: dict[str, list[float]]) -> list[ShredRow]:
+    """One row per (document, N), items keyed by document and N (shared across models)."""
+    rows = []
+    for doc, values in neds.items():
+        for n, v in zip((1, 8), values, strict=True):
+            r = shred_row(model, n, v)
+            rows.append(r.model_copy(update={"item": f"{doc}-{n}", "doc_id": doc}))
+    return rows
+
+
+NEDS = {f"d{i}": [0.1 + 0.02 * i, 0.3 + 0.03 * i] for i in range(8)}
+
+
+def test_headline_metrics_get_bootstrap_intervals_over_documents(tmp_path: Path) -> None:
+    from shredfold.stats import cluster_ci, seed_of
+
+    paths = tables(tmp_path, {"a": (ShredRow, docs_rows("m", NEDS))})
+    cols, rows = leaderboard(paths, grid_of(with_origami=False))
+    assert cols[5:8] == ["ned", "ned_ci_low", "ned_ci_high"]
+    assert {"bleu_ci_low", "rouge_l_ci_high", "teds_ci_low"} <= set(cols)
+    (row,) = as_dicts(cols, rows)
+    assert row["ned_ci_low"] < row["ned"] < row["ned_ci_high"]
+    items = sorted(f"{d}-{n}" for d in NEDS for n in (1, 8))
+    by_item = {f"{d}-{n}": (f"news_en/{d}", v) for d, vs in NEDS.items() for n, v in zip((1, 8), vs, strict=True)}
+    want = cluster_ci([by_item[i][1] for i in items], [by_item[i][0] for i in items],
+                      seed_of("ci", "shred", "ned", "m", items))
+    assert (row["ned_ci_low"], row["ned_ci_high"]) == (round(want.low, 6), round(want.high, 6))
+    assert row["teds_ci_low"] is None  # no table items: no TEDS, no interval
+
+
+def test_pairwise_finds_no_difference_between_copies_and_names_the_better_model(tmp_path: Path) -> None:
+    worse = {d: [v + 0.1 for v in vs] for d, vs in NEDS.items()}
+    paths = tables(tmp_path, {
+        "a": (ShredRow, docs_rows("a", NEDS)),
+        "b": (ShredRow, docs_rows("b", NEDS)),
+        "c": (ShredRow, docs_rows("c", worse)),
+    })
+    cols, rows = pairwise(paths, grid_of(with_origami=False))
+    ned = {(r["model_a"], r["model_b"]): r for r in as_dicts(cols, rows) if r["metric"] == "ned"}
+    assert set(ned) == {("a", "b"), ("a", "c"), ("b", "c")}
+    same = ned[("a", "b")]
+    assert same["diff"] == 0.0 and same["p"] == 1.0 and same["p_holm"] == 1.0 and same["better"] == ""
+    shifted = ned[("a", "c")]
+    assert shifted["diff"] == -0.1 and shifted["ci_low"] <= -0.1 <= shifted["ci_high"]
+    assert shifted["items"] == 16 and shifted["clusters"] == 8
+    assert shifted["better"] == "a"  # lower NED is better
+    # Holm over the 3 pairs: a-c and b-c tie at the smallest p, so both are scaled by 3.
+    assert shifted["p"] == round(1 / 2001, 6)
+    assert shifted["p_holm"] == ned[("b", "c")]["p_holm"] == round(3 / 2001, 6)
+    bleu = {(r["model_a"], r["model_b"]): r for r in as_dicts(cols, rows) if r["metric"] == "bleu"}
+    assert bleu[("b", "c")]["better"] == "b"  # higher BLEU is better

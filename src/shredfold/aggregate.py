@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from shredfold import paths
+from shredfold import paths, stats
 from shredfold.store import atomic_write_text
-from shredfold.tasks.base import Breakdown, ItemSet, Task
+from shredfold.tasks.base import Breakdown, Headline, ItemSet, Task
 
 if TYPE_CHECKING:
     import duckdb
@@ -118,6 +118,15 @@ def leaderboard(tables: Sequence[str], grid: Grid) -> tuple[list[str], list[tupl
                 order.append(r[0])
             entry["reference"] = bool(entry["reference"] or r[1])
             entry.update(zip(names[2:], r[2:], strict=True))
+        for h in _headlines(bench_tasks):
+            if h.column not in names:
+                continue
+            at = cols.index(h.column) + 1
+            cols[at:at] = [f"{h.column}_ci_low", f"{h.column}_ci_high"]
+            for model, scored in _values(con, bench, h).items():
+                ci = _interval(bench, h, model, scored)
+                by_model[model][f"{h.column}_ci_low"] = ci[0] if ci else None
+                by_model[model][f"{h.column}_ci_high"] = ci[1] if ci else None
 
     def rank(model: str) -> tuple[Any, ...]:
         e = by_model[model]
@@ -126,6 +135,93 @@ def leaderboard(tables: Sequence[str], grid: Grid) -> tuple[list[str], list[tupl
 
     rows = [tuple(by_model[m].get(c) for c in cols) for m in sorted(order, key=rank)]
     return cols, rows
+
+
+# ---------------------------------------------------------------- intervals and pairwise tests
+
+
+def _headlines(bench_tasks: Sequence[Task]) -> list[Headline]:
+    seen: dict[str, Headline] = {}
+    for t in bench_tasks:
+        for h in getattr(t, "headlines", ()):
+            seen.setdefault(h.column, h)
+    return list(seen.values())
+
+
+Scored = dict[str, tuple[str, float]]  # item key -> (cluster, value)
+
+
+def _values(con: duckdb.DuckDBPyConnection, bench: str, h: Headline) -> dict[str, Scored]:
+    """Each model's value of a headline metric per item, with the item's cluster."""
+    sql = (
+        f"SELECT model, item, CAST({h.cluster} AS VARCHAR), CAST({h.value} AS DOUBLE) FROM rows "
+        f"WHERE benchmark = ? AND ({h.where}) AND ({h.value}) IS NOT NULL ORDER BY model, item"
+    )
+    out: dict[str, Scored] = {}
+    for model, item, cluster, value in con.execute(sql, [bench]).fetchall():
+        out.setdefault(model, {})[item] = (cluster, value)
+    return out
+
+
+def _finite(scored: Scored) -> bool:
+    return bool(scored) and all(math.isfinite(v) for _, v in scored.values())
+
+
+def _interval(bench: str, h: Headline, model: str, scored: Scored) -> tuple[float, float] | None:
+    if not _finite(scored):
+        return None
+    items = sorted(scored)
+    ci = stats.cluster_ci(
+        [scored[i][1] for i in items],
+        [scored[i][0] for i in items],
+        stats.seed_of("ci", bench, h.column, model, items),
+    )
+    return round(ci.low, DIGITS), round(ci.high, DIGITS)
+
+
+PAIRWISE_COLUMNS = [
+    "benchmark", "metric", "model_a", "model_b", "items", "clusters", "mean_a", "mean_b",
+    "diff", "ci_low", "ci_high", "p", "p_holm", "better",
+]  # fmt: skip
+
+
+def pairwise(tables: Sequence[str], grid: Grid) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """For every headline metric and pair of models (by name), a paired bootstrap of
+    ``mean_a - mean_b`` on the items both answered, resampled by cluster; p-values Holm-adjusted
+    within each metric's family of pairs. ``better`` names the better model where the adjusted
+    p is below 0.05."""
+    con = _connect(tables)
+    rows: list[tuple[Any, ...]] = []
+    for bench, bench_tasks in grid.benchmarks().items():
+        if not _present(con, bench_tasks):
+            continue
+        for h in _headlines(bench_tasks):
+            by_model = {m: s for m, s in _values(con, bench, h).items() if _finite(s)}
+            family = []
+            models = sorted(by_model)
+            for ai, a in enumerate(models):
+                for b in models[ai + 1 :]:
+                    shared = sorted(set(by_model[a]) & set(by_model[b]))
+                    if not shared:
+                        continue
+                    va = [by_model[a][i][1] for i in shared]
+                    vb = [by_model[b][i][1] for i in shared]
+                    r = stats.paired_diff(
+                        va, vb, [by_model[a][i][0] for i in shared],
+                        stats.seed_of("pair", bench, h.column, a, b, shared),
+                    )  # fmt: skip
+                    family.append((a, b, r, sum(va) / len(va), sum(vb) / len(vb)))
+            adjusted = stats.holm([f[2].p for f in family])
+            for (a, b, r, ma, mb), p_holm in zip(family, adjusted, strict=True):
+                better = ""
+                if p_holm < 0.05 and r.diff != 0:
+                    better = a if (r.diff < 0) == h.lower_is_better else b
+                rows.append((
+                    bench, h.column, a, b, r.items, r.clusters, round(ma, DIGITS), round(mb, DIGITS),
+                    round(r.diff, DIGITS), round(r.low, DIGITS), round(r.high, DIGITS),
+                    round(r.p, DIGITS), round(p_holm, DIGITS), better,
+                ))  # fmt: skip
+    return list(PAIRWISE_COLUMNS), rows
 
 
 def breakdowns(tables: Sequence[str], grid: Grid) -> dict[str, tuple[list[str], list[tuple[Any, ...]]]]:
@@ -179,16 +275,34 @@ def to_csv(cols: list[str], rows: list[tuple[Any, ...]]) -> str:
     return buf.getvalue()
 
 
-def write_tables(tables: Sequence[str], grid: Grid, leaderboard_csv: str, breakdown_csvs: Sequence[str]) -> None:
+def render_tables(tables: Sequence[str], grid: Grid, breakdown_names: Sequence[str]) -> dict[str, str]:
+    """The CSV text of the leaderboard, each named breakdown and the pairwise tests, by file
+    name (what :func:`write_tables` writes, and what a release's verify rebuilds)."""
     missing = [p for p in tables if not Path(p).is_file()]
     if missing:
         raise FileNotFoundError(f"cell tables missing: {missing[:3]}{' …' if len(missing) > 3 else ''}")
-    atomic_write_text(leaderboard_csv, to_csv(*leaderboard(tables, grid)))
+    out = {Path(paths.LEADERBOARD).name: to_csv(*leaderboard(tables, grid))}
     made = breakdowns(tables, grid)
     from shredfold.tasks.registry import tasks
 
     headers = {t.breakdown.file: ["model", *(_alias(k) for k in t.breakdown.keys)] for t in tasks()}
-    for path in breakdown_csvs:
-        name = Path(path).name
+    for name in breakdown_names:
         cols, rows = made.get(name, (headers.get(name, ["model"]), []))
-        atomic_write_text(path, to_csv(cols, rows))
+        out[name] = to_csv(cols, rows)
+    out[Path(paths.PAIRWISE).name] = to_csv(*pairwise(tables, grid))
+    return out
+
+
+def write_tables(
+    tables: Sequence[str],
+    grid: Grid,
+    leaderboard_csv: str,
+    breakdown_csvs: Sequence[str],
+    pairwise_csv: str | None = None,
+) -> None:
+    made = render_tables(tables, grid, [Path(p).name for p in breakdown_csvs])
+    atomic_write_text(leaderboard_csv, made[Path(paths.LEADERBOARD).name])
+    for path in breakdown_csvs:
+        atomic_write_text(path, made[Path(path).name])
+    if pairwise_csv is not None:
+        atomic_write_text(pairwise_csv, made[Path(paths.PAIRWISE).name])

@@ -1,4 +1,5 @@
-"""``shredfold …`` commands: plan, show, verify, schema, serve, and the jobs Snakemake runs.
+"""``shredfold …`` commands: plan, show, release, verify, report, schema, serve, and the jobs
+Snakemake runs.
 
 Every failure a user can cause (a wrong spec, a missing key, a corrupt store object, a busy
 port) ends in one line naming the cause and exit status 2 (1 for a failed verification).
@@ -129,9 +130,32 @@ def cmd_show(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- verify
 
 
+def cmd_release(args: argparse.Namespace) -> int:
+    import time
+
+    from shredfold.plan import resolve_attempts
+    from shredfold.release import ReleaseError, make_release
+
+    results = Path(args.results)
+    t0 = time.perf_counter()
+    plan = resolve_attempts(_plan(args.spec, results), results.parent)
+    try:
+        digest = make_release(plan, results.parent, args.out, with_samples=args.with_samples, force=args.force)
+    except ReleaseError as exc:
+        raise UserError(str(exc)) from None
+    except CorruptObjectError as exc:
+        raise UserError(f"{exc}; run `shredfold verify --store` and snakemake again") from None
+    print(f"release {args.out}: sha256 {digest} ({time.perf_counter() - t0:.1f} s)")
+    return 0
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
+    if args.path is not None:
+        if args.store is not None:
+            raise UserError("give a release PATH or --store RESULTS, not both")
+        return _verify_release(args.path)
     if args.store is None:
-        raise UserError("give --store [RESULTS] to check a results store")
+        raise UserError("give a release PATH, or --store [RESULTS] to check a results store")
     store = _store(Path(args.store))
     if not store.root.is_dir():
         raise UserError(f"no store at {store.root}")
@@ -150,6 +174,26 @@ def cmd_verify(args: argparse.Namespace) -> int:
     by_stage = ", ".join(f"{s}: {len(v)}" for s, v in sorted(problems.items())) or "none"
     print(f"{checked} objects checked under {store.root}; {total} problem(s) ({by_stage})")
     return 1 if total else 0
+
+
+def _verify_release(path: str) -> int:
+    import time
+
+    from shredfold.verify import VerifyError, verify
+
+    t0 = time.perf_counter()
+    try:
+        report = verify(path)
+    except VerifyError as exc:
+        raise UserError(str(exc)) from None
+    for note in report.notes:
+        print(f"note: {note}")
+    for d in report.differences:
+        print(f"difference: {d.line()}")
+    counts = ", ".join(f"{v} {k}" for k, v in report.counts.items())
+    verdict = "verified" if report.ok else f"{len(report.differences)} difference(s)"
+    print(f"{path}: {verdict} ({counts}; {time.perf_counter() - t0:.1f} s, no model called)")
+    return 0 if report.ok else 1
 
 
 # ---------------------------------------------------------------- schema
@@ -229,7 +273,14 @@ def cmd_job(args: argparse.Namespace) -> int:
             from shredfold.aggregate import Grid, write_tables
 
             # Snakemake passes the tables of the cells' current attempts (see plan.resolve_attempts).
-            write_tables(args.tables or plan.score_paths, Grid.of(plan), args.out[0], args.out[1:])
+            write_tables(
+                args.tables or plan.score_paths, Grid.of(plan), args.out[0], args.out[1:], args.pairwise
+            )
+        elif args.stage == "report":
+            from shredfold.report.build import write_report
+
+            made = write_report(plan, Path(args.results).parent, args.out[0], args.tables)
+            logging.getLogger("shredfold.report").info("report %s: %d bytes in %.1f s", args.out[0], made["bytes"], made["seconds"])
     except CorruptObjectError as exc:
         raise UserError(f"{exc}; {_rebuild_hint(exc, plan, args)}") from None
     return 0
@@ -325,7 +376,16 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--results", default=str(RESULTS))
     sp.set_defaults(func=cmd_show)
 
-    sp = sub.add_parser("verify", help="check the integrity of a results store")
+    sp = sub.add_parser("release", help="write a release (folder or .tar.gz) that `verify` can check")
+    sp.add_argument("--spec", default="specs/default.yaml", help="the spec whose results to release")
+    sp.add_argument("--out", required=True, help="a new folder, or a file ending in .tar.gz")
+    sp.add_argument("--with-samples", action="store_true", help="add every sample's images")
+    sp.add_argument("--force", action="store_true", help="replace an earlier release at --out")
+    sp.add_argument("--results", default=str(RESULTS))
+    sp.set_defaults(func=cmd_release)
+
+    sp = sub.add_parser("verify", help="check a release (re-score it offline), or a results store")
+    sp.add_argument("path", nargs="?", help="a release folder or .tar.gz")
     sp.add_argument("--store", nargs="?", const=str(RESULTS), metavar="RESULTS", help="check every object of RESULTS/store (default results)")
     sp.set_defaults(func=cmd_verify)
 
@@ -354,7 +414,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.set_defaults(func=cmd_serve)
 
     sp = sub.add_parser("job", help="run one pipeline job (called by Snakemake rules)")
-    sp.add_argument("stage", choices=["set", "query", "score", "aggregate"])
+    sp.add_argument("stage", choices=["set", "query", "score", "aggregate", "report"])
     sp.add_argument("--plan", required=True, help="the plan file Snakemake wrote")
     sp.add_argument("--key", default="")
     sp.add_argument("--where", default="", help="query/score: the cell's path part")
@@ -364,7 +424,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument(
         "--replay-only", action="store_true", help="query: fail if any model call would be made"
     )
-    sp.add_argument("--tables", nargs="*", help="aggregate: the cell tables (default: the plan's)")
+    sp.add_argument("--tables", nargs="*", help="aggregate, report: the cell tables (default: the plan's)")
+    sp.add_argument("--pairwise", help="aggregate: also write the pairwise tests here")
     sp.set_defaults(func=cmd_job)
     return p
 

@@ -27,6 +27,11 @@ SUPERSEDED = f"{RESULTS}/superseded"
 REPAIR = f"{RESULTS}/repairs/{{where}}/{{key}}.json"
 
 LEADERBOARD = f"{RESULTS}/leaderboard.csv"
+PAIRWISE = f"{RESULTS}/pairwise.csv"
+REPORT = f"{RESULTS}/report.html"
+RELEASE = f"{RESULTS}/release.tar.gz"
+REPORT_LOG = f"{RESULTS}/logs/report.log"
+RELEASE_LOG = f"{RESULTS}/logs/release.log"
 AGGREGATE_LOG = f"{RESULTS}/logs/aggregate.log"
 
 KEY_PATTERN = "[0-9a-f]{64}"

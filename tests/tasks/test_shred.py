@@ -60,3 +60,30 @@ def test_the_papers_protocol_scores_the_fenced_markdown_against_the_source():
     assert s["ned_raw"] == 0.0 and s["signature"].startswith("protocol:paper|")
     assert s["signature"].endswith("ned_raw:lev/maxlen/raw")
     assert score_text("Title", source, None, "prose", "en")["signature"].startswith("protocol:shredfold|")
+
+
+def test_diagnostics_of_a_real_sample_see_a_perfect_and_an_empty_answer(tmp_path):
+    from shredfold.corpus.document import Document
+    from shredfold.shred.sample import make_sample
+    from shredfold.shred.sample_folder import load_hidden
+    from shredfold.shred.sample_key import sample_key
+    from shredfold.spec import RenderSettings, SynthesisSettings
+    from shredfold.tasks.shred import ShredItem, diagnose_answer
+
+    doc = Document(doc_id="t", domain="news_en", text="# Tides\n\nHarbor cranes lifted record cargo while gulls circled above.\n")
+    render, synth = RenderSettings(width=500, prose_font_size=20), SynthesisSettings()
+    make_sample(doc, 3, render, synth, 0, tmp_path)
+    item = ShredItem(key=sample_key(doc, 3, render, synth, 0), doc=doc, n=3, render=render, synthesis=synth, seed=0)
+    hidden = load_hidden(tmp_path)
+    truth = (tmp_path / "truth.txt").read_text()
+
+    perfect = diagnose_answer(truth, item, hidden)
+    assert perfect["omission"] == 0.0 and perfect["hallucination"] == 0.0 and perfect["order_tau"] == 1.0
+    assert perfect["cut_words"] >= 1 and perfect["cut_word_recovery"] == 1.0
+    empty = diagnose_answer("", item, hidden)
+    assert empty["omission"] == 1.0 and empty["hallucination"] is None
+    import json
+
+    pieces = json.loads(perfect["piece_omission"])
+    assert len(pieces) == 3 and abs(sum(p["area"] for p in pieces) - 1.0) < 1e-3
+    assert sum(p["chars"] for p in pieces) == len("".join(truth.split()))

@@ -29,6 +29,7 @@ PLAN = resolve_attempts(_PLANNED, Path.cwd(), reask_corrupt=Store(paths.STORE) i
 PLAN_FILE = write_plan(_PLANNED)
 
 PY = sys.executable
+SPEC_FILE = str(Path(config["spec"]).resolve())
 KEY = paths.KEY_PATTERN
 ATTEMPT = paths.ATTEMPT_PATTERN
 

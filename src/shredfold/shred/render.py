@@ -35,12 +35,18 @@ class Page:
 
 
 @dataclass(frozen=True)
-class _Run:
+class Run:
+    """A line of text drawn at ``(x, baseline)``; ``line`` is its line of the truth (a drawn
+    line for prose and code, a table row for tables)."""
+
     x: float
     baseline: float
     text: str
     role: Role
     size: int
+    line: int = 0
+
+
 
 
 def _line_height(size: int, settings: RenderSettings) -> int:
@@ -89,11 +95,11 @@ def _prose_blocks(markdown: str, cjk: bool) -> Iterator[tuple[int, list[str]]]:
             yield 0, tok.content.rstrip("\n").split("\n")
 
 
-def _layout_prose(doc: Document, s: RenderSettings, lang: Lang) -> tuple[list[_Run], int]:
+def _layout_prose(doc: Document, s: RenderSettings, lang: Lang) -> tuple[list[Run], int]:
     regular: Role = "cjk" if lang == "zh" else "prose"
     bold: Role = "cjk_bold" if lang == "zh" else "prose_bold"
     inner = s.width - 2 * s.margin
-    runs: list[_Run] = []
+    runs: list[Run] = []
     y = float(s.margin)
     first = True
     for level, segments in _prose_blocks(doc.text, lang == "zh"):
@@ -111,7 +117,7 @@ def _layout_prose(doc: Document, s: RenderSettings, lang: Lang) -> tuple[list[_R
         first = False
         for seg in segments:
             for line in wrap(seg, font.getlength, inner) or [""]:
-                runs.append(_Run(s.margin, y + ascent, line, role, size))
+                runs.append(Run(s.margin, y + ascent, line, role, size))
                 y += step
     return runs, round(y) + s.margin
 
@@ -129,15 +135,15 @@ def code_lines(text: str) -> list[str]:
     return lines
 
 
-def _layout_code(doc: Document, s: RenderSettings) -> tuple[list[_Run], int]:
+def _layout_code(doc: Document, s: RenderSettings) -> tuple[list[Run], int]:
     font = load_font("mono", s.code_font_size)
     ascent, _ = font.getmetrics()
     step = _line_height(s.code_font_size, s)
-    runs: list[_Run] = []
+    runs: list[Run] = []
     y = float(s.margin)
     for line in code_lines(doc.text):
         for part in hard_wrap(line, font.getlength, s.width - 2 * s.margin):
-            runs.append(_Run(s.margin, y + ascent, part, "mono", s.code_font_size))
+            runs.append(Run(s.margin, y + ascent, part, "mono", s.code_font_size))
             y += step
     return runs, round(y) + s.margin
 
@@ -185,17 +191,35 @@ def table_grid(doc: Document, s: RenderSettings) -> TableGrid:
     return TableGrid(cells, layout, (s.margin, s.margin), size, step, (pad_x, pad_y))
 
 
-def _table_height(grid: TableGrid, s: RenderSettings) -> int:
-    return grid.layout.row_y[-1] + 2 * s.margin
+def table_runs(grid: TableGrid, lang: Lang) -> list[Run]:
+    """The text lines of a table's cells, where they are drawn (cells in reading order)."""
+    return [run for cell in _cell_runs(grid, lang) for run in cell]
+
+
+def _cell_runs(grid: TableGrid, lang: Lang) -> list[list[Run]]:
+    roles: dict[bool, Role] = {
+        False: "cjk" if lang == "zh" else "prose",
+        True: "cjk_bold" if lang == "zh" else "prose_bold",
+    }
+    ascent, _ = load_font(roles[False], grid.size).getmetrics()
+    pad_x, pad_y = grid.pad
+    out = []
+    for cell, lines in zip(grid.cells, grid.layout.lines, strict=True):
+        left, top, _, bottom = grid.box(cell)
+        # Merged cells centre their text vertically, as spreadsheets and browsers do.
+        body = len(lines) * grid.line_height
+        y = top + max(pad_y, (bottom - top - body) // 2) + ascent
+        runs = []
+        for line in lines:
+            runs.append(Run(left + pad_x, y, line, roles[cell.header], grid.size, cell.row))
+            y += grid.line_height
+        out.append(runs)
+    return out
 
 
 def _render_table(doc: Document, s: RenderSettings, rng: np.random.Generator, lang: Lang) -> Page:
     grid = table_grid(doc, s)
-    fonts = {
-        False: load_font("cjk" if lang == "zh" else "prose", grid.size),
-        True: load_font("cjk_bold" if lang == "zh" else "prose_bold", grid.size),
-    }
-    height = _table_height(grid, s)
+    height = table_height(grid, s)
     pixels = surface(s.width, height, s.paper, s.texture, rng)
     for cell in grid.cells:
         if cell.header:  # a light wash, multiplied so the paper texture shows through
@@ -206,39 +230,39 @@ def _render_table(doc: Document, s: RenderSettings, rng: np.random.Generator, la
     draw = ImageDraw.Draw(image)
     rule = tuple(round(0.75 * i + 0.25 * p) for i, p in zip(s.ink, s.paper, strict=True))
     rule_w = max(1, round(grid.size / 14))
-    ascent, _ = fonts[False].getmetrics()
-    pad_x, pad_y = grid.pad
-    for cell, lines in zip(grid.cells, grid.layout.lines, strict=True):
+    for cell, runs in zip(grid.cells, _cell_runs(grid, lang), strict=True):
         left, top, right, bottom = grid.box(cell)
         draw.rectangle((left, top, right, bottom), outline=rule, width=rule_w)  # type: ignore[arg-type]
-        # Merged cells centre their text vertically, as spreadsheets and browsers do.
-        body = len(lines) * grid.line_height
-        y = top + max(pad_y, (bottom - top - body) // 2) + ascent
-        for line in lines:
-            draw.text((left + pad_x, y), line, font=fonts[cell.header], fill=s.ink, anchor="ls")
-            y += grid.line_height
+        for run in runs:
+            draw.text((run.x, run.baseline), run.text, font=load_font(run.role, run.size), fill=s.ink, anchor="ls")
     html = doc.text.strip()
     return Page(image=image, truth=table_text(html), truth_html=html, lang=lang)
+
+
+def table_height(grid: TableGrid, s: RenderSettings) -> int:
+    return grid.layout.row_y[-1] + 2 * s.margin
 
 
 # ------------------------------------------------------------------ entry point
 
 
-def _text_layout(doc: Document, settings: RenderSettings) -> tuple[list[_Run], int]:
-    """The runs of a prose or code page and the page's height."""
-    if doc.kind == "code":
-        runs, height = _layout_code(doc, settings)
-    else:
-        runs, height = _layout_prose(doc, settings, doc.lang)
-    return runs, max(height, 2 * settings.margin + _line_height(settings.prose_font_size, settings))
+def page_runs(doc: Document, settings: RenderSettings) -> tuple[list[Run], int]:
+    """Every text line of the page where it is drawn, and the page height (pure layout: no
+    texture, nothing drawn). What the renderer draws; diagnostics locate characters by it."""
+    if doc.kind == "table":
+        grid = table_grid(doc, settings)
+        return table_runs(grid, doc.lang), table_height(grid, settings)
+    runs, height = _layout_code(doc, settings) if doc.kind == "code" else _layout_prose(doc, settings, doc.lang)
+    height = max(height, 2 * settings.margin + _line_height(settings.prose_font_size, settings))
+    return [Run(r.x, r.baseline, r.text, r.role, r.size, i) for i, r in enumerate(runs)], height
 
 
 def page_size(doc: Document, settings: RenderSettings) -> tuple[int, int]:
     """(width, height) of the page :func:`render_page` draws, from the layout alone (fonts
     measured, nothing drawn: a few milliseconds)."""
     if doc.kind == "table":
-        return settings.width, _table_height(table_grid(doc, settings), settings)
-    return settings.width, _text_layout(doc, settings)[1]
+        return settings.width, table_height(table_grid(doc, settings), settings)
+    return settings.width, page_runs(doc, settings)[1]
 
 
 def render_page(doc: Document, settings: RenderSettings, rng: np.random.Generator) -> Page:
@@ -246,7 +270,7 @@ def render_page(doc: Document, settings: RenderSettings, rng: np.random.Generato
     lang = doc.lang
     if doc.kind == "table":
         return _render_table(doc, settings, rng, lang)
-    runs, height = _text_layout(doc, settings)
+    runs, height = page_runs(doc, settings)
     image = Image.fromarray(surface(settings.width, height, settings.paper, settings.texture, rng))
     draw = ImageDraw.Draw(image)
     for run in runs:

@@ -136,6 +136,20 @@ class Breakdown:
     trailer: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Headline:
+    """A leaderboard column the aggregator gives a bootstrap interval and pairwise tests:
+    the mean of ``value`` over the benchmark's rows that satisfy ``where``, resampling the
+    items by ``cluster`` (the unit whose items are not independent, e.g. a document and its
+    N variants). ``value``, ``cluster`` and ``where`` are SQL over the cell table's columns."""
+
+    column: str
+    value: str
+    cluster: str
+    where: str = "true"
+    lower_is_better: bool = False
+
+
 class Row(BaseModel):
     """One item's row in a cell table; a task's subclass adds its fields. The Parquet schema
     is derived from the fields (see :func:`shredfold.stages.score.arrow_schema`)."""
@@ -152,6 +166,7 @@ class Task(Protocol):
     row_type: type[Row]
     query_stage: Stage
     score_stage: Stage
+    headlines: tuple[Headline, ...]  # columns that get intervals and pairwise tests
 
     def item_sets(self, ctx: PlanContext) -> list[ItemSet]: ...
 
@@ -170,6 +185,15 @@ class Task(Protocol):
         ...
 
     def score(self, cell: Cell, answers: Mapping[str, dict[str, Any]], job: JobContext) -> list[Row]: ...
+
+    def response_keys(self, cell: Cell, answers: Mapping[str, dict[str, Any]], store: Store) -> list[str]:
+        """The stored responses behind a cell's answers (a release carries each envelope)."""
+        ...
+
+    def signatures(self, spec: ResolvedSpec, item_sets: Sequence[ItemSet]) -> dict[str, str]:
+        """What produced the scores (metric signatures, versions), by name: recorded in a
+        release, compared with the running code by ``shredfold verify``."""
+        ...
 
     def leaderboard(self, item_sets: Sequence[ItemSet]) -> tuple[list[str], list[str]]:
         """SQL select expressions over this benchmark's rows, grouped by model: the task's own

@@ -4,7 +4,7 @@ and the design catalogue they plan from.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, TypeVar
 
 from shredfold.origami import ENGINE_VERSION
@@ -31,6 +31,8 @@ BREAKDOWN_KEYS = ("task", "tier", "category")
 BREAKDOWN_LEAD = ("count(*) AS items",)
 BREAKDOWN_TRAILER = ("count(error) AS errors",)
 LEADERBOARD_TRAILER = ["count(error) AS origami_errors"]
+# The unit of resampling for intervals: a design (its items share its difficulty).
+DESIGN = "design"
 
 
 class OrigamiRow(Row):
@@ -166,6 +168,16 @@ class OrigamiTask:
 
     def sort_columns(self) -> list[str]:
         return []
+
+    def signatures(self, spec: ResolvedSpec, item_sets: Sequence[ItemSet]) -> dict[str, str]:
+        import json
+
+        return {
+            "gs": "silhouette-iou/best-of-8-symmetries/centroid-shift",
+            "engine": ENGINE_VERSION,
+            "prompt": PROMPT_VERSION,
+            "clip": json.dumps(score_params(spec)["clip"], sort_keys=True),
+        }
 
     def row(self, cell: Cell, item: str, design: Design, q: dict[str, Any], **scores: Any) -> OrigamiRow:
         return OrigamiRow(

@@ -26,7 +26,7 @@ from shredfold.prompts.origami import VERSION as PROMPT_VERSION
 from shredfold.spec import ResolvedSpec
 from shredfold.store import content_key
 from shredfold.tasks import origami_common as common
-from shredfold.tasks.base import Cell, ItemSet, JobContext, PlanContext, Row, build_each
+from shredfold.tasks.base import Cell, Headline, ItemSet, JobContext, PlanContext, Row, build_each
 from shredfold.tasks.registry import register
 
 EPISODE_STAGE, EPISODE_VERSION = "origami_episode", 1
@@ -81,6 +81,10 @@ class OrigamiFullstepTask(common.OrigamiTask):
         f"round(avg(ss), {D}) AS ss",
         f"round(avg(steps), {D}) AS steps",
         f"round(sum(invalid) / nullif(sum(turns), 0), {D}) AS invalid_rate",
+    )
+    headlines = (
+        Headline("origami_gs", "gs", common.DESIGN, where="task = 'fullstep'"),
+        Headline("origami_qe", "qe", common.DESIGN, where="task = 'fullstep'"),
     )
 
     def item_sets(self, ctx: PlanContext) -> list[ItemSet]:
@@ -176,6 +180,15 @@ class OrigamiFullstepTask(common.OrigamiTask):
             out["ss"] = round(clip.similarity(episode.read_bytes("final.png"), target_png), 6)
         out.update(common.accounting([t["meta"] for t in turns]), response=q["episode"])
         return out
+
+    def response_keys(self, cell: Cell, answers: Mapping[str, dict[str, Any]], store: Any) -> list[str]:
+        """Every turn's response, read from the episodes (each turn is a cached request)."""
+        keys = []
+        for q in answers.values():
+            if q.get("episode") and not q.get("error"):
+                record = store.get_json(EPISODE_STAGE, q["episode"], "episode.json")
+                keys += [t["meta"]["response"] for t in record["turns"] if t.get("meta", {}).get("response")]
+        return keys
 
     def leaderboard(self, item_sets: Sequence[ItemSet]) -> tuple[list[str], list[str]]:
         full = "task = 'fullstep'"

@@ -23,7 +23,7 @@ from shredfold.origami_bench.items import MCQ_STAGE, MCQ_VERSION, McqSpec
 from shredfold.prompts.origami import AnswerError, mcq_request, parse_mcq
 from shredfold.spec import ResolvedSpec, SpecError
 from shredfold.tasks import origami_common as common
-from shredfold.tasks.base import Cell, ItemSet, JobContext, PlanContext, Row, build_each
+from shredfold.tasks.base import Cell, Headline, ItemSet, JobContext, PlanContext, Row, build_each
 from shredfold.tasks.registry import register
 
 VARIANTS = ("mcq_assoc", "mcq_causal")
@@ -51,6 +51,9 @@ class OrigamiMcqTask(common.OrigamiTask):
     name = "origami_mcq"
     item_type = McqSpec
     breakdown = common.breakdown(f"round(avg(correct), {common.DIGITS}) AS accuracy")
+    headlines = tuple(
+        Headline(f"origami_{v}", "correct", common.DESIGN, where=f"task = '{v}'") for v in VARIANTS
+    )
 
     def item_sets(self, ctx: PlanContext) -> list[ItemSet]:
         ob = ctx.spec.spec.origami
@@ -127,6 +130,9 @@ class OrigamiMcqTask(common.OrigamiTask):
                 )
             rows.append(self.row(cell, item.key, item.design, q, **out))
         return rows
+
+    def response_keys(self, cell: Cell, answers: Mapping[str, dict[str, Any]], store: Any) -> list[str]:
+        return [q["response"] for q in answers.values() if q.get("response") and not q.get("error")]
 
     def leaderboard(self, item_sets: Sequence[ItemSet]) -> tuple[list[str], list[str]]:
         present = {str(s.labels["task"]) for s in item_sets}

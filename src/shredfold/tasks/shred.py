@@ -12,6 +12,7 @@ model cannot improve its averages by failing on hard items.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
@@ -25,15 +26,22 @@ from shredfold.corpus.document import Document, Kind, Lang
 from shredfold.models import registry
 from shredfold.models.asker import CachedAsker, ReplayOnlyError
 from shredfold.models.envelope import load_response
-from shredfold.prompts.shred import PAPER_VERSION, build_request, paper_request, read_answer
+from shredfold.prompts.shred import (
+    PAPER_VERSION,
+    build_request,
+    paper_request,
+    parse_answer,
+    read_answer,
+)
 from shredfold.prompts.shred import VERSION as PROMPT_VERSION
-from shredfold.shred.sample_folder import SAMPLE_STAGE, load_public, load_truth
+from shredfold.shred.sample_folder import SAMPLE_STAGE, load_hidden, load_public, load_truth
 from shredfold.shred.sample_key import sample_key
 from shredfold.spec import RenderSettings, ResolvedSpec, SynthesisSettings
 from shredfold.store import content_key
 from shredfold.tasks.base import (
     Breakdown,
     Cell,
+    Headline,
     ItemSet,
     JobContext,
     Layout,
@@ -86,6 +94,15 @@ class ShredRow(Row):
     rouge_l: float
     teds: float
     teds_s: float
+    # Failure diagnostics (shredfold.diagnostics); empty where undefined.
+    omission: float | None = None
+    omission_small: float | None = None
+    omission_large: float | None = None
+    hallucination: float | None = None
+    order_tau: float | None = None
+    cut_words: int | None = None
+    cut_word_recovery: float | None = None
+    piece_omission: str | None = None  # JSON: per piece (polygon order) area share, chars, omission
     signature: str
     truncated: bool  # the answer was cut to bound a metric's cost (see shredfold.limits)
     truncation: str  # what was cut ("" when nothing)
@@ -97,7 +114,44 @@ class ShredRow(Row):
     error: str | None
     response: str | None
 
-    arrow_types: ClassVar[dict[str, str]] = {"granularity": "int32"}
+    arrow_types: ClassVar[dict[str, str]] = {"granularity": "int32", "cut_words": "int32"}
+
+
+@functools.lru_cache(maxsize=64)
+def _glyphs(item: ShredItem) -> Any:
+    # Every model's answer to a sample is checked against the same layout (verify re-scores
+    # all of them in one process).
+    from shredfold.shred.glyphs import page_glyphs
+
+    return page_glyphs(item.doc, item.render)
+
+
+class LayoutMismatchError(ValueError):
+    """The renderer's layout no longer gives the sample's page (the code changed under it)."""
+
+
+def diagnose_answer(pred: str, item: ShredItem, hidden: Mapping[str, Any]) -> dict[str, Any]:
+    """The failure diagnostics of one answer (see :mod:`shredfold.diagnostics`): where the
+    truth's characters lie comes from the renderer's layout of the item's document, which
+    pieces hold them from the sample's polygons."""
+    from shredfold.diagnostics import diagnose
+    from shredfold.limits import text_cap
+    from shredfold.shred.glyphs import skeleton
+
+    glyphs = _glyphs(item)
+    page = hidden["page"]
+    if (glyphs.width, glyphs.height) != (page["width"], page["height"]):
+        raise LayoutMismatchError(
+            f"sample {item.key[:12]}: the layout gives a {glyphs.width}x{glyphs.height} page "
+            f"but the sample's is {page['width']}x{page['height']} (fonts or renderer changed?)"
+        )
+    # bounded like the metrics: an answer far longer than the page cannot be found in it
+    answer = skeleton(parse_answer(pred, item.kind), item.kind)[: text_cap(len(glyphs.chars))]
+    d = diagnose(
+        glyphs.chars, glyphs.boxes, glyphs.lines, glyphs.words, hidden["polygons"],
+        float(page["width"] * page["height"]), answer, item.lang,
+    )  # fmt: skip
+    return d.columns()
 
 
 def score_text(
@@ -150,6 +204,17 @@ _METRICS = f"""
     round(avg(teds_s) FILTER (WHERE kind = 'table'), {DIGITS}) AS teds_s
 """
 
+# Means of the failure diagnostics (breakdown only): empty values (no answer, no cut word)
+# are left out of their mean.
+_DIAGNOSTICS = f"""
+    round(avg(omission), {DIGITS}) AS omission,
+    round(avg(omission_small), {DIGITS}) AS omission_small,
+    round(avg(omission_large), {DIGITS}) AS omission_large,
+    round(avg(hallucination), {DIGITS}) AS hallucination,
+    round(avg(order_tau), {DIGITS}) AS order_tau,
+    round(avg(cut_word_recovery), {DIGITS}) AS cut_word_recovery
+"""
+
 # Latency over every answered item, cached or not: a stored answer keeps the latency it was
 # measured with, so the columns do not depend on which run (or retry attempt) paid for it,
 # and re-scoring from stored responses reproduces them exactly. Cost is what the answers cost.
@@ -160,6 +225,10 @@ _COST = f"""
     round(quantile_cont(latency_s, 0.5) FILTER (WHERE error IS NULL), 3) AS latency_p50_s,
     round(quantile_cont(latency_s, 0.95) FILTER (WHERE error IS NULL), 3) AS latency_p95_s
 """
+
+
+# The unit of resampling: a document, with its variants at every N.
+_DOCUMENT = "domain || '/' || doc_id"
 
 
 def _split(sql: str) -> tuple[str, ...]:
@@ -196,11 +265,18 @@ class ShredTask:
     item_type = ShredItem
     row_type = ShredRow
     query_stage = Stage("query", 1)
-    score_stage = Stage("score", 3)  # 3: ned_raw and the protocol (2: bounded metrics, truncation)
+    # 4: failure diagnostics; 3: ned_raw and the protocol; 2: bounded metrics, truncation
+    score_stage = Stage("score", 4)
+    headlines = (
+        Headline("ned", "ned", _DOCUMENT, lower_is_better=True),
+        Headline("bleu", "bleu", _DOCUMENT),
+        Headline("rouge_l", "rouge_l", _DOCUMENT),
+        Headline("teds", "teds", _DOCUMENT, where="kind = 'table'"),
+    )
     breakdown = Breakdown(
         file="breakdown.csv",
         keys=("domain", "granularity"),
-        columns=(*_split(_METRICS), *_split(_COST)),
+        columns=(*_split(_METRICS), *_split(_DIAGNOSTICS), *_split(_COST)),
     )
 
     # ------------------------------------------------------------ items
@@ -322,13 +398,20 @@ class ShredTask:
         rows: list[Row] = []
         paper = protocol(job.spec) == "paper"
         for item in cell.item_set.items:
-            truth = load_truth(job.store.object(SAMPLE_STAGE, item.key))
+            sample = job.store.object(SAMPLE_STAGE, item.key)
+            truth = load_truth(sample)
             q = answers[item.key]
             response = None
             if q.get("response") and not q.get("error"):
                 response = load_response(job.store, q["response"])
+            pred = response.text if response else ""
             text = truth.source if paper else truth.text
-            scores = score_text(response.text if response else "", text, truth.html, item.kind, item.lang, paper)
+            scores = score_text(pred, text, truth.html, item.kind, item.lang, paper)
+            try:
+                diagnostics = diagnose_answer(pred, item, load_hidden(sample))
+            except LayoutMismatchError as exc:
+                job.log.warning("%s: diagnostics left empty: %s", cell.name, exc)
+                diagnostics = {}
             rows.append(
                 ShredRow(
                     item=item.key,
@@ -347,6 +430,7 @@ class ShredTask:
                     rouge_l=scores["rouge_l"],
                     teds=scores["teds"],
                     teds_s=scores["teds_s"],
+                    **diagnostics,
                     signature=scores["signature"],
                     truncated=scores["truncated"],
                     truncation=scores["truncation"],
@@ -360,6 +444,23 @@ class ShredTask:
                 )
             )
         return rows
+
+    def response_keys(self, cell: Cell, answers: Mapping[str, dict[str, Any]], store: Any) -> list[str]:
+        return [q["response"] for q in answers.values() if q.get("response") and not q.get("error")]
+
+    def signatures(self, spec: ResolvedSpec, item_sets: Sequence[ItemSet]) -> dict[str, str]:
+        from importlib import metadata
+
+        from shredfold.diagnostics import VERSION as DIAGNOSTICS_VERSION
+        from shredfold.metrics.text import signature
+
+        kinds = sorted({(i.kind, i.lang) for s in item_sets for i in s.items})
+        out = {f"text/{kind}/{lang}": signature(kind, lang) for kind, lang in kinds}  # type: ignore[arg-type]
+        if any(kind == "table" for kind, _ in kinds):
+            out["teds"] = f"teds:apted{metadata.version('apted')}/rename=pubtabnet/size=all-nodes"
+        out["diagnostics"] = f"diagnostics-v{DIAGNOSTICS_VERSION}"
+        out["prompt"] = PROMPT_VERSION
+        return out
 
     # ------------------------------------------------------------ aggregate
 

@@ -1,0 +1,497 @@
+"""Releases: everything needed to check a leaderboard without calling a model, in one folder
+or one ``.tar.gz``.
+
+A release (under the folder :data:`ROOT`) holds::
+
+    release.json             format, whether sample images are in, each cell's files
+    spec/<spec>.yaml         the spec as written, and spec/resolved.json (models resolved)
+    spec/models/<id>.yaml    every model file the spec used (API keys never: only the
+                             name of the variable that holds one)
+    plan.json                the plan: item sets, items, cells and their content keys
+    cells/…                  every cell's query manifest (.json) and cell table (.parquet)
+    store/<stage>/…          each object that scoring reads (the ground truth of every item,
+                             every response envelope with its request's fingerprint — image
+                             hashes, not images — and origami episodes), with the object's
+                             own manifest; ``--with-samples`` adds every file of the samples
+    tables/*.csv             leaderboard, breakdowns, pairwise tests
+    environment.json         Python, every installed package, font and OCR-model hashes,
+                             engine, stage and prompt versions, metric signatures
+    MANIFEST.sha256          SHA-256 of every other file (``sha256sum -c`` reads it)
+    DIGEST                   SHA-256 of MANIFEST.sha256: the release's one digest
+
+Which store files a cell needs is not listed by hand: the release re-scores every cell
+through its task's own ``score`` with a store view that records each file read, and that
+re-scoring must reproduce the cell table (a stale table stops the release). ``shredfold
+verify`` (:mod:`shredfold.verify`) later does the same from the release alone.
+
+The same results give the same bytes: entries sorted, times, owners and modes fixed, gzip
+without a name or time stamp, JSON with sorted keys.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import logging
+import math
+import os
+import re
+import shutil
+import sys
+import tarfile
+import tempfile
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from shredfold import paths
+from shredfold.aggregate import Grid, render_tables
+from shredfold.calls import RESPONSE_STAGE
+from shredfold.models.envelope import ENVELOPE
+from shredfold.plan import Plan, plan_document
+from shredfold.store import MANIFEST as OBJECT_MANIFEST
+from shredfold.store import Store, canonical_json, load_json, sha256_bytes
+from shredfold.tasks.base import Cell, JobContext, Row
+from shredfold.tasks.registry import get as get_task
+
+FORMAT = 1
+ROOT = "shredfold-release"
+MANIFEST = "MANIFEST.sha256"
+DIGEST = "DIGEST"
+INFO = "release.json"
+PLAN = "plan.json"
+ENVIRONMENT = "environment.json"
+TABLES = "tables"
+CELLS = "cells"
+STORE = "store"
+SPEC = "spec"
+# Fixed tar metadata: the archive's bytes depend on the files alone.
+_MTIME = 0
+_FILE_MODE = 0o644
+
+
+# Scoring again logs what the score job logged the first time (SS left empty, …): not news.
+QUIET = logging.getLogger("shredfold.rescore")
+QUIET.addHandler(logging.NullHandler())
+QUIET.propagate = False
+
+
+class ReleaseError(Exception):
+    """A release cannot be made (missing or stale results, a secret found, a busy target)."""
+
+
+# ---------------------------------------------------------------- recording what scoring reads
+
+
+class RecordingStore(Store):
+    """A store that remembers every object file read through it (verified as usual)."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        super().__init__(root)
+        self.read: set[tuple[str, str, str]] = set()
+
+    def read_bytes(self, stage: str, key: str, name: str) -> bytes:
+        data = super().read_bytes(stage, key, name)
+        self.read.add((stage, key, name))
+        return data
+
+    def manifest(self, stage: str, key: str) -> dict[str, str]:
+        out = super().manifest(stage, key)
+        self.read.add((stage, key, OBJECT_MANIFEST))
+        return out
+
+
+def rows_of_table(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    import pyarrow.parquet as pq
+
+    return pq.read_table(path).to_pylist()
+
+
+def row_dicts(rows: Iterable[Row]) -> list[dict[str, Any]]:
+    """Rows as the Parquet table gives them back (what a cell table compares with)."""
+    import pyarrow as pa
+
+    from shredfold.stages.score import arrow_schema
+
+    rows = list(rows)
+    if not rows:
+        return []
+    return pa.Table.from_pylist([r.model_dump() for r in rows], schema=arrow_schema(type(rows[0]))).to_pylist()
+
+
+def answers_of(manifest: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    return {row["item"]: row for row in manifest["items"]}
+
+
+def rescore(cell: Cell, answers: Mapping[str, dict[str, Any]], plan: Plan, store: Store) -> list[dict[str, Any]]:
+    """A cell's rows, scored again from its stored answers by its task's own code."""
+    task = get_task(cell.task)
+    job = JobContext(plan.spec, store, replay_only=True, log=QUIET)
+    return row_dicts(task.score(cell, answers, job))
+
+
+def same_value(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (math.isnan(a) and math.isnan(b))  # NaN: an undefined score
+    return type(a) is type(b) and bool(a == b)
+
+
+def row_differences(recorded: list[dict[str, Any]], rescored: list[dict[str, Any]]) -> list[tuple[str, str, Any, Any]]:
+    """``(item, column, recorded, re-scored)`` for every value that differs; rows matched by
+    their item key."""
+    out: list[tuple[str, str, Any, Any]] = []
+    want = {r["item"]: r for r in recorded}
+    got = {r["item"]: r for r in rescored}
+    for item in sorted(set(want) | set(got)):
+        if item not in got:
+            out.append((item, "(row)", "present", "absent"))
+            continue
+        if item not in want:
+            out.append((item, "(row)", "absent", "present"))
+            continue
+        for col in sorted(set(want[item]) | set(got[item])):
+            a, b = want[item].get(col), got[item].get(col)
+            if not same_value(a, b):
+                out.append((item, col, a, b))
+    return out
+
+
+# ---------------------------------------------------------------- what goes in
+
+
+@dataclass
+class Contents:
+    """The release's files: relative path → bytes, or → a file to copy."""
+
+    data: dict[str, bytes] = field(default_factory=dict)
+    files: dict[str, Path] = field(default_factory=dict)
+
+    def add_bytes(self, rel: str, data: bytes) -> None:
+        self.data[rel] = data
+
+    def add_file(self, rel: str, path: Path) -> None:
+        self.files[rel] = path
+
+    def names(self) -> list[str]:
+        return sorted(set(self.data) | set(self.files))
+
+    def read(self, rel: str) -> bytes:
+        return self.data[rel] if rel in self.data else self.files[rel].read_bytes()
+
+    def sha256(self, rel: str) -> str:
+        if rel in self.data:
+            return sha256_bytes(self.data[rel])
+        from shredfold.store import sha256_file
+
+        return sha256_file(self.files[rel])
+
+
+def _json_bytes(obj: Any) -> bytes:
+    return (json.dumps(obj, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+
+
+def _cell_rel(path: str) -> str:
+    """``results/cells/x`` → ``cells/x``."""
+    prefix = f"{paths.RESULTS}/cells/"
+    if not path.startswith(prefix):
+        raise ValueError(f"not a cell path: {path}")
+    return f"{CELLS}/{path[len(prefix):]}"
+
+
+def environment(plan: Plan) -> dict[str, Any]:
+    """What the numbers were computed with (no times, hosts or paths: the same environment
+    gives the same bytes)."""
+    import platform
+
+    from shredfold.models.builtin.ocr import engine_identity
+    from shredfold.origami import ENGINE_VERSION
+    from shredfold.shred.fonts import FONTS, FontMissingError, font_hashes
+    from shredfold.shred.sample_key import SAMPLE_VERSION
+
+    packages = {}
+    for dist in metadata.distributions():
+        name = dist.metadata["Name"]
+        if name:
+            packages[name.lower()] = dist.version
+    fonts: dict[str, str] = {}
+    for role in sorted(FONTS):
+        try:
+            fonts.update(font_hashes([role]))
+        except FontMissingError:
+            fonts[role] = "absent"
+    return {
+        "python": sys.version.split()[0],
+        "implementation": platform.python_implementation(),
+        "machine": platform.machine(),
+        "system": platform.system(),
+        "packages": dict(sorted(packages.items())),
+        "fonts": fonts,
+        "ocr": {**engine_identity(), "models": ocr_model_hashes()},
+        "engine_version": ENGINE_VERSION,
+        "sample_version": SAMPLE_VERSION,
+        "stages": stage_versions(plan),
+        "signatures": signatures(plan),
+    }
+
+
+def ocr_model_hashes() -> dict[str, str]:
+    """SHA-256 of the OCR engine's model files (they ship inside its wheel)."""
+    try:
+        dist = metadata.distribution("rapidocr-onnxruntime")
+    except metadata.PackageNotFoundError:
+        return {}
+    out = {}
+    for f in dist.files or []:
+        if str(f).endswith(".onnx"):
+            located = Path(str(dist.locate_file(f)))
+            if located.is_file():
+                from shredfold.store import sha256_file
+
+                out[Path(str(f)).name] = sha256_file(located)
+    return dict(sorted(out.items()))
+
+
+def stage_versions(plan: Plan) -> dict[str, dict[str, list[Any]]]:
+    return {
+        t.name: {"query": [t.query_stage.name, t.query_stage.version], "score": [t.score_stage.name, t.score_stage.version]}
+        for t in plan.tasks()
+    }
+
+
+def signatures(plan: Plan) -> dict[str, dict[str, str]]:
+    """Each task's metric signatures for this plan (as the running code gives them)."""
+    return {t.name: t.signatures(plan.spec, plan.sets_of(t.name)) for t in plan.tasks()}
+
+
+def model_files(plan: Plan) -> dict[str, Path]:
+    """The model files the spec resolved (``specs/models/<id>.yaml`` beside the spec)."""
+    folder = Path(plan.spec.path).parent / "models"
+    out = {}
+    for ref in plan.spec.spec.models:
+        if isinstance(ref, str) and (folder / f"{ref}.yaml").is_file():
+            out[f"{SPEC}/models/{ref}.yaml"] = folder / f"{ref}.yaml"
+    return out
+
+
+_USERINFO = re.compile(r"://[^/@\s]*:[^/@\s]*@")
+
+
+def check_secrets(contents: Contents, plan: Plan) -> None:
+    """Refuse to release an API key: the value of every key variable the models name (when
+    set here) must appear in no file, and no URL may carry a password."""
+    secrets = {
+        m.api_key_env: os.environ[m.api_key_env]
+        for m in plan.spec.models
+        if m.api_key_env and len(os.environ.get(m.api_key_env, "")) >= 8
+    }
+    for rel in contents.names():
+        data = contents.read(rel)
+        for var, value in secrets.items():
+            if value.encode("utf-8") in data:
+                raise ReleaseError(f"{rel} contains the value of ${var} (an API key); nothing was written")
+        if (rel.startswith(f"{SPEC}/") or rel in (PLAN,)) and _USERINFO.search(data.decode("utf-8", "replace")):
+            raise ReleaseError(f"{rel} has a URL with a user name and password; remove it from the model file")
+
+
+def collect(plan: Plan, workdir: Path, *, with_samples: bool = False) -> Contents:
+    """Every file of the release of ``plan``'s results under ``workdir`` (its cells at their
+    current attempts, see :func:`shredfold.plan.resolve_attempts`)."""
+    from shredfold.shred.sample_folder import SAMPLE_STAGE
+
+    results = workdir / paths.RESULTS
+    store = RecordingStore(results / "store")
+    out = Contents()
+    missing = [c.score_path for c in plan.cells if not (workdir / c.score_path).is_file()]
+    missing += [c.query_path for c in plan.cells if not (workdir / c.query_path).is_file()]
+    if missing:
+        raise ReleaseError(
+            f"{len(missing)} cell file(s) missing, e.g. {missing[0]}: run snakemake for this spec first"
+        )
+    cells_info = []
+    responses: set[str] = set()
+    for cell in plan.cells:
+        manifest = load_json(workdir / cell.query_path)
+        answers = answers_of(manifest)
+        recorded = rows_of_table(workdir / cell.score_path)
+        diffs = row_differences(recorded, rescore(cell, answers, plan, store))
+        if diffs:
+            item, col, a, b = diffs[0]
+            raise ReleaseError(
+                f"{cell.score_path} does not match a re-scoring of its answers ({len(diffs)} "
+                f"value(s) differ, e.g. item {item[:12]} {col}: {a!r} vs {b!r}); the table is "
+                "stale: run snakemake again"
+            )
+        responses.update(get_task(cell.task).response_keys(cell, answers, store))
+        out.add_file(_cell_rel(cell.query_path), workdir / cell.query_path)
+        out.add_file(_cell_rel(cell.score_path), workdir / cell.score_path)
+        cells_info.append({
+            "name": cell.name, "task": cell.task, "query_key": cell.query_key, "score_key": cell.score_key,
+            "where": cell.score_where, "attempt": cell.attempt,
+            "query": _cell_rel(cell.query_path), "table": _cell_rel(cell.score_path),
+        })  # fmt: skip
+    for rkey in responses:
+        store.read_bytes(RESPONSE_STAGE, rkey, ENVELOPE)
+    objects = {(stage, key) for stage, key, _ in store.read}
+    for stage, key, name in sorted(store.read):
+        out.add_file(f"{STORE}/{stage}/{key[:2]}/{key}/{name}", store.path(stage, key) / name)
+    if with_samples:
+        for stage, key in sorted(objects):
+            if stage == SAMPLE_STAGE:
+                for name in store.manifest(stage, key):
+                    out.add_file(f"{STORE}/{stage}/{key[:2]}/{key}/{name}", store.path(stage, key) / name)
+
+    tables = render_tables(
+        [str(workdir / c.score_path) for c in plan.cells],
+        Grid.of(plan),
+        sorted({get_task(c.task).breakdown.file for c in plan.cells}),
+    )
+    for name, text in tables.items():
+        current = results / name
+        if current.is_file() and current.read_text(encoding="utf-8") != text:
+            raise ReleaseError(
+                f"{current} differs from the tables of this spec's cells (another spec's run, or "
+                "code changed since): run snakemake for this spec first"
+            )
+        out.add_bytes(f"{TABLES}/{name}", text.encode("utf-8"))
+
+    spec_path = Path(plan.spec.path)
+    out.add_file(f"{SPEC}/{spec_path.name}", spec_path)
+    out.add_bytes(f"{SPEC}/resolved.json", _json_bytes(plan.spec.model_dump(mode="json")))
+    for rel, path in model_files(plan).items():
+        out.add_file(rel, path)
+    out.add_bytes(PLAN, canonical_json(plan_document(plan)))
+    out.add_bytes(ENVIRONMENT, _json_bytes(environment(plan)))
+    out.add_bytes(
+        INFO,
+        _json_bytes({
+            "format": FORMAT, "with_samples": with_samples, "spec": f"{SPEC}/{spec_path.name}",
+            "plan": PLAN, "cells": cells_info, "tables": sorted(f"{TABLES}/{n}" for n in tables),
+        }),  # fmt: skip
+    )
+    check_secrets(out, plan)
+    return out
+
+
+def manifest_text(contents: Contents) -> bytes:
+    lines = [f"{contents.sha256(rel)}  {rel}\n" for rel in contents.names()]
+    return "".join(lines).encode("utf-8")
+
+
+def seal(contents: Contents) -> str:
+    """Add MANIFEST.sha256 and DIGEST; return the digest."""
+    manifest = manifest_text(contents)
+    contents.add_bytes(MANIFEST, manifest)
+    digest = sha256_bytes(manifest)
+    contents.add_bytes(DIGEST, f"sha256 {digest}\n".encode("ascii"))
+    return digest
+
+
+# ---------------------------------------------------------------- writing
+
+
+def is_archive(path: str | os.PathLike[str]) -> bool:
+    return str(path).endswith((".tar.gz", ".tgz"))
+
+
+def _looks_like_release(path: Path) -> bool:
+    if path.is_dir():
+        return (path / DIGEST).is_file() and (path / MANIFEST).is_file()
+    try:
+        with tarfile.open(path, "r:gz") as tar:
+            return f"{ROOT}/{DIGEST}" in tar.getnames()
+    except (OSError, tarfile.TarError, EOFError):
+        return False
+
+
+def check_target(out: Path, force: bool) -> None:
+    """A release never replaces a user's own files: the target must not exist, or (with
+    ``force``) be an earlier release."""
+    if not out.exists() and not out.is_symlink():
+        return
+    if out.is_dir() and not any(out.iterdir()) and not is_archive(out):
+        return
+    if not force:
+        raise ReleaseError(f"{out} exists; choose another --out, or --force to replace an earlier release there")
+    if out.is_symlink() or not _looks_like_release(out):
+        raise ReleaseError(f"{out} is not a shredfold release; refusing to replace it")
+
+
+def write_archive(contents: Contents, out: Path) -> None:
+    """A reproducible ``.tar.gz``: sorted entries under :data:`ROOT`, fixed times, owners and
+    modes, gzip without a file name or time stamp; written through a temporary sibling."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    try:
+        from shredfold.store import file_mode
+
+        os.fchmod(fd, file_mode())
+        with os.fdopen(fd, "wb") as raw:
+            with (
+                gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6) as gz,
+                tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar,
+            ):
+                for rel in contents.names():
+                    info = tarfile.TarInfo(f"{ROOT}/{rel}")
+                    info.mtime, info.mode = _MTIME, _FILE_MODE
+                    info.uid = info.gid = 0
+                    info.uname = info.gname = ""
+                    if rel in contents.data:
+                        info.size = len(contents.data[rel])
+                        tar.addfile(info, io.BytesIO(contents.data[rel]))
+                    else:
+                        info.size = contents.files[rel].stat().st_size
+                        with open(contents.files[rel], "rb") as fh:
+                            tar.addfile(info, fh)
+            raw.flush()
+            os.fsync(raw.fileno())
+        if out.is_dir():
+            raise ReleaseError(f"{out} is a folder; an archive path must be a file")
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_folder(contents: Contents, out: Path) -> None:
+    """The release as a folder, built beside ``out`` and renamed into place."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.parent / f".{out.name}.tmp-{uuid.uuid4().hex[:8]}"
+    try:
+        for rel in contents.names():
+            target = tmp / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if rel in contents.data:
+                target.write_bytes(contents.data[rel])
+            else:
+                shutil.copyfile(contents.files[rel], target)
+        if out.exists():
+            old = out.parent / f".{out.name}.old-{uuid.uuid4().hex[:8]}"
+            os.rename(out, old)
+            os.rename(tmp, out)
+            shutil.rmtree(old)
+        else:
+            os.rename(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def make_release(plan: Plan, workdir: str | os.PathLike[str], out: str | os.PathLike[str], *,
+                 with_samples: bool = False, force: bool = False) -> str:  # fmt: skip
+    """Write the release of ``plan``'s results to ``out`` (a folder, or an archive when it
+    ends in ``.tar.gz``); return its digest."""
+    target = Path(out)
+    check_target(target, force)
+    contents = collect(plan, Path(workdir), with_samples=with_samples)
+    digest = seal(contents)
+    if is_archive(target):
+        write_archive(contents, target)
+    else:
+        write_folder(contents, target)
+    return digest

@@ -1,0 +1,97 @@
+"""Where every character of a page is drawn: a box per non-space character, in reading order.
+
+Derived from what a sample already records (its document and render settings, in the plan)
+by running the renderer's own layout (:func:`shredfold.shred.render.page_runs`) with the
+same pinned fonts: no texture is made and nothing is drawn, and samples need not store
+anything new (their version and keys are unchanged). A character's box spans its advance
+(Pillow's ``getlength`` of the line up to and including it, so kerning is counted) and the
+font's ascent and descent around the baseline.
+
+The characters are NFKC-normalised one by one and whitespace is dropped, so the sequence is
+the "skeleton" of the scored text: what :func:`skeleton` makes of the truth (and of an
+answer) after the metrics' normalisation.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+import numpy as np
+
+from shredfold.corpus.document import Document
+from shredfold.metrics.text import normalize
+from shredfold.shred.fonts import load_font
+from shredfold.shred.render import page_runs
+from shredfold.shred.wrap import is_cjk
+from shredfold.spec import RenderSettings
+from shredfold.tables import CELL_SEP
+
+
+@dataclass(frozen=True)
+class PageGlyphs:
+    """Non-space characters of a page in reading order: ``chars[i]`` is drawn in
+    ``boxes[i]`` = (x0, y0, x1, y1) page pixels, on truth line ``lines[i]``; ``words[i]``
+    numbers the word it belongs to (-1: punctuation or symbols, not a word)."""
+
+    chars: str
+    boxes: np.ndarray  # (n, 4) float64
+    lines: np.ndarray  # (n,) int64
+    words: np.ndarray  # (n,) int64
+    width: int
+    height: int
+
+
+def _word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def page_glyphs(doc: Document, settings: RenderSettings) -> PageGlyphs:
+    runs, height = page_runs(doc, settings)
+    chars: list[str] = []
+    boxes: list[tuple[float, float, float, float]] = []
+    lines: list[int] = []
+    words: list[int] = []
+    word = -1
+    for run in runs:
+        font = load_font(run.role, run.size)
+        ascent, descent = font.getmetrics()
+        top, bottom = run.baseline - ascent, run.baseline + descent
+        prev_end = 0.0
+        after_word = False  # the previous character continues a word
+        for i, ch in enumerate(run.text):
+            end = font.getlength(run.text[: i + 1])
+            x0, x1 = run.x + prev_end, run.x + end
+            prev_end = end
+            wordy = _word_char(ch)
+            # A CJK character is a word of its own (as ROUGE-L's tokens are); a run of
+            # letters and digits is one word.
+            cjk = wordy and is_cjk(ch)
+            if wordy and (not after_word or cjk):
+                word += 1
+            after_word = wordy and not cjk
+            if ch.isspace():
+                continue
+            for f in unicodedata.normalize("NFKC", ch):
+                if not f.isspace():
+                    chars.append(f)
+                    boxes.append((x0, top, x1, bottom))
+                    lines.append(run.line)
+                    words.append(word if wordy else -1)
+    return PageGlyphs(
+        chars="".join(chars),
+        boxes=np.asarray(boxes, dtype=np.float64).reshape(-1, 4),
+        lines=np.asarray(lines, dtype=np.int64),
+        words=np.asarray(words, dtype=np.int64),
+        width=settings.width,
+        height=height,
+    )
+
+
+def skeleton(text: str, kind: str) -> str:
+    """The characters that are scored, without whitespace (and without the cell separators
+    of a table): the metrics' normalisation of ``text``, then its non-space characters."""
+    norm = normalize(text, kind)  # type: ignore[arg-type]
+    if kind == "table":
+        norm = "\n".join(line.replace(CELL_SEP, "") for line in norm.split("\n"))
+    return "".join(norm.split())

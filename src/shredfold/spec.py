@@ -41,6 +41,12 @@ class RenderSettings(_Strict):
     """How a document becomes a page image. Every field enters the sample key."""
 
     width: Annotated[int, Field(ge=400, le=4000)] = 1600
+    fit: Literal["content", "page"] = Field(
+        default="content",
+        description="content: the page is as wide as its content plus the margin, at most "
+        "width (a code listing or a table narrower than the page makes no blank scraps); "
+        "page: always width wide.",
+    )
     margin: Annotated[int, Field(ge=0, le=400)] = 96
     prose_font_size: Annotated[int, Field(ge=8, le=96)] = 30
     code_font_size: Annotated[int, Field(ge=8, le=96)] = 24

@@ -164,6 +164,8 @@ def read_archive(stream: IO[bytes], m: Manifest, caps: Caps = Caps(), where: str
 
 
 def _refuse_hostile(member: tarfile.TarInfo, where: str) -> None:
+    if member.name.startswith("/"):  # the data filter would only strip the slash
+        raise FetchError(f"{where}: refused: member {member.name!r} has an absolute path")
     if ".." in PurePosixPath(member.name).parts:
         raise FetchError(f"{where}: refused: member {member.name!r} has a '..' component")
     try:

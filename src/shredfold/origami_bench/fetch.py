@@ -81,7 +81,8 @@ class Report:
         out = [f"{self.present} of {self.total} designs present at {commit[:7]} ({what}): {self.folder}"]
         if self.revised:
             names = ", ".join(f"{n} ({c[:7]})" for n, c in sorted(self.revised.items()))
-            out.append(f"{len(self.revised)} are a later upstream revision, not the pinned file: {names}")
+            verb = "is" if len(self.revised) == 1 else "are"
+            out.append(f"{len(self.revised)} {verb} a later upstream revision, not the pinned file: {names}")
         if self.missing:
             out.append(f"{len(self.missing)} missing: {', '.join(self.missing)}")
         if self.foreign:

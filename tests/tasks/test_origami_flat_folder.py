@@ -92,3 +92,24 @@ def test_a_file_changed_in_the_fetched_folder_is_named(fetched: Path, tmp_path: 
     with pytest.raises(SpecError) as info:
         make_plan(load_spec(spec(tmp_path, "{builtin: false, procedural: 0, flat_folder: true}")))
     assert f"{edited}: SHA-256 " in str(info.value) and "is not one of Flat-Folder's designs" in str(info.value)
+
+
+@pytest.mark.slow
+def test_all_200_shared_designs_plan_with_their_categories_and_tiers(shared_dir: Path, tmp_path: Path, cache: Path) -> None:
+    instagram = shared_dir / "flat-folder" / "instagram"
+    url = write_archive(tmp_path / "ff.tar.gz", design_members(instagram))
+    assert fetch(url, allow_partial=True).present == 200
+    # Validation solves each design once; a short budget leaves the slowest out (named) so
+    # that the test stays minutes, not the hour a 60 s budget per design could take.
+    path = spec(tmp_path, "{builtin: false, procedural: 0, flat_folder: true, on_invalid: skip, validate_timeout_s: 5}")
+    plan = make_plan(load_spec(path))
+    designs = targets(plan)
+    by_name = M.by_name()
+    assert len(designs) >= 150  # under load a few more may pass the 5 s budget
+    for d in designs:
+        name = d.id.split("/", 1)[1] + ".fold"
+        assert d.category == by_name[name].category
+        assert d.tier == ff.tier(*ff.fold_counts(json.loads((instagram / name).read_text())))
+    tiers = {s.labels["tier"]: len(s.items) for s in plan.item_sets.values()}
+    assert set(tiers) == {"easy", "medium", "hard"} and sum(tiers.values()) == len(designs)
+    assert len({d.category for d in designs}) >= 10

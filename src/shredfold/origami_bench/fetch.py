@@ -151,9 +151,7 @@ def read_archive(stream: IO[bytes], m: Manifest, caps: Caps = Caps(), where: str
                     out.revised[entry.name] = later[got]
                 else:
                     bad.append(f"{entry.name}: SHA-256 {got}, the manifest has {entry.sha256}")
-    except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
-        if isinstance(exc, FetchError):
-            raise
+    except (tarfile.TarError, EOFError, OSError, ValueError) as exc:  # FetchError passes through
         raise FetchError(f"{where}: not a readable tar archive ({type(exc).__name__}: {exc})") from None
     if bad:
         raise FetchError(
@@ -225,7 +223,8 @@ def _write_folder(target: Path, contents: Contents, meta: dict[str, object]) -> 
             (tmp / name).write_bytes(data)
             os.chmod(tmp / name, file_mode())
         (tmp / MARKER).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        os.chmod(tmp, 0o777 & ~_umask())
+        # mkdtemp makes 0700 folders; the designs are readable by whoever may read the files
+        os.chmod(tmp, file_mode() | (file_mode() & 0o444) >> 2)
         if (target / MARKER).is_file():  # an earlier fetch's folder (checked): swap it out
             old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
             os.replace(target, old)
@@ -239,12 +238,6 @@ def _write_folder(target: Path, contents: Contents, meta: dict[str, object]) -> 
     finally:
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 # ---------------------------------------------------------------- downloading

@@ -223,7 +223,8 @@ OrigamiTask = Literal["mcq_assoc", "mcq_causal", "fullstep"]
 
 
 class DesignSources(_Strict):
-    """Where designs come from: the built-in FOLD set, seeded procedural sequences, a folder."""
+    """Where designs come from: the built-in FOLD set, seeded procedural sequences,
+    Flat-Folder's designs, a folder."""
 
     builtin: bool = True
     procedural: Annotated[int, Field(ge=0, le=10000)] = Field(
@@ -232,8 +233,15 @@ class DesignSources(_Strict):
     procedural_folds: tuple[Annotated[int, Field(ge=1, le=12)], Annotated[int, Field(ge=1, le=12)]] = Field(
         default=(2, 5), description="Fewest and most folds of a procedural design."
     )
+    flat_folder: bool = Field(
+        default=False,
+        description="Flat-Folder's instagram designs as fetched by `shredfold designs fetch` "
+        "(the paper's data set), with the paper's categories and tiers.",
+    )
     folder: Path | None = Field(
-        default=None, description="Folder of .fold / .cp files (e.g. Flat-Folder's designs)."
+        default=None,
+        description="Folder of .fold / .cp files; a file whose bytes are one of Flat-Folder's "
+        "designs gets that design's category and tier.",
     )
     categories: Path | None = Field(
         default=None,

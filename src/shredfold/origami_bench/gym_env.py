@@ -19,6 +19,7 @@ from __future__ import annotations
 import io
 import math
 import string
+from functools import cache
 from typing import Any, Literal
 
 import gymnasium
@@ -53,7 +54,7 @@ def resolve_target(target: TargetLike, seed: int = 0) -> Design:
     """A design to fold: a :class:`Design`; a built-in design's id (``"builtin/book-fold"``)
     or name (``"book-fold"``); ``"procedural/007"`` or ``7``, the procedural design a spec
     with seed ``seed`` and the default procedural settings plans under that id."""
-    from shredfold.origami_bench.designs import builtin_cached, procedural_design
+    from shredfold.origami_bench.designs import builtin_cached
 
     if isinstance(target, Design):
         return target
@@ -67,12 +68,20 @@ def resolve_target(target: TargetLike, seed: int = 0) -> Design:
     if isinstance(target, int):
         if not 0 <= target <= 10_000:
             raise ValueError(f"target {target}: a procedural index is 0 to 10000")
-        return procedural_design(target, DesignSources(), seed)
+        return _procedural(target, seed)
     builtin = {d.id: d for d in builtin_cached()}
     name = target if target.startswith("builtin/") else f"builtin/{target}"
     if name not in builtin:
         raise ValueError(f"target {target!r}: no such built-in design (one of {sorted(builtin)})")
     return builtin[name]
+
+
+@cache
+def _procedural(index: int, seed: int) -> Design:
+    """Memoised: making a procedural design replays a random search with the engine."""
+    from shredfold.origami_bench.designs import procedural_design
+
+    return procedural_design(index, DesignSources(), seed)
 
 
 def decode_png(png: bytes) -> np.ndarray:

@@ -78,6 +78,22 @@ def test_the_reward_can_be_gs_itself_and_the_threshold_off() -> None:
     assert terminated and not truncated and r3 == 1.0
 
 
+def test_the_crease_action_shows_the_pattern_and_scores_a_pattern_that_is_not_flat_zero() -> None:
+    env = make(kind="crease", gs_threshold=None)
+    check_env(env.unwrapped)
+    env.reset(seed=0)
+    obs, reward, *_, info = env.step(BOOK)  # the book crease alone folds flat
+    assert info["valid"] and reward > 0 and env.unwrapped.state.flat_foldable
+    # sheet coordinates: the crease's ends are vertices now
+    assert [0.5, 0.0] in obs["vertices"][: obs["n_vertices"]].tolist()
+    flat_gs = info["gs"]
+    # a second valley across it: four valleys at the centre cannot fold flat (Maekawa)
+    obs, reward, *_, info = env.step('{"start": [0, 0.5], "end": [1, 0.5], "assignment": "V"}')
+    assert info["valid"] and not env.unwrapped.state.flat_foldable
+    assert info["gs"] == 0.0 and reward == pytest.approx(-flat_gs)
+    assert obs["n_vertices"] == 9
+
+
 @pytest.mark.parametrize(
     ("action", "reason"),
     [

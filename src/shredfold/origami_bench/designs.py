@@ -174,10 +174,11 @@ def folder_designs(
 def procedural_designs(src: DesignSources, seed: int) -> list[Design]:
     """``src.procedural`` designs from seeded random sequences (engine work: the catalogue
     caches them)."""
-    return [_procedural(i, src, seed) for i in range(src.procedural)]
+    return [procedural_design(i, src, seed) for i in range(src.procedural)]
 
 
-def _procedural(i: int, src: DesignSources, seed: int) -> Design:
+def procedural_design(i: int, src: DesignSources, seed: int) -> Design:
+    """The ``i``-th procedural design of a spec with seed ``seed`` (``procedural/{i:03d}``)."""
     from shredfold.origami_bench.procedural import random_sequence, replay
 
     item_key = content_key("origami_procedural_design", PROCEDURAL_VERSION, {"seed": seed, "index": i})

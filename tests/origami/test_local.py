@@ -2,9 +2,10 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from shredfold.origami.layers import solve_layers
 from shredfold.origami.local import check_local
 from shredfold.origami.pattern import CreasePattern
 
@@ -135,3 +136,30 @@ def test_local_verdict_ignores_rotation_mirror_renumbering_and_noise(rays, angle
     cp, _ = vertex_at_origin(rays)
     moved = CreasePattern.from_fold(transformed(cp.to_fold_frame(), angle=angle, mirror=mirror, seed=seed, noise=noise))
     assert _verdict(moved) == _verdict(cp)
+
+
+@st.composite
+def kawasaki_vertex(draw):
+    """A single vertex of degree 4, 6 or 8 whose sectors satisfy Kawasaki (alternate sums of
+    180 degrees, often with equal sectors, the crimp test's hard case) and whose letters
+    satisfy Maekawa (one more or one fewer M than half)."""
+    k = draw(st.integers(2, 4))
+    weights = st.lists(st.floats(0.3, 1.0), min_size=k, max_size=k)
+    odd = np.array(draw(weights))
+    even = odd.copy() if draw(st.booleans()) else np.array(draw(weights))
+    sectors = np.empty(2 * k)
+    sectors[0::2], sectors[1::2] = odd / odd.sum() * 180, even / even.sum() * 180
+    assume(sectors.min() >= 6)
+    turn = draw(st.floats(0, 360))
+    mountains = set(draw(st.permutations(range(2 * k)))[: k + draw(st.sampled_from([1, -1]))])
+    starts = np.concatenate([[0.0], np.cumsum(sectors)[:-1]]) + turn
+    return sorted((float(a % 360), "M" if i in mountains else "V") for i, a in enumerate(starts))
+
+
+@settings(max_examples=60, deadline=None)
+@given(kawasaki_vertex())
+def test_the_local_verdict_of_one_vertex_is_the_layer_solvers(rays):
+    # For a single vertex the local checks are exact: it folds flat if and only if crimps
+    # reduce it to two creases. The layer solver decides the same question globally.
+    cp, _ = vertex_at_origin(rays)
+    assert check_local(cp).ok == solve_layers(cp, limit=1).satisfiable

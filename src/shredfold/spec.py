@@ -244,7 +244,7 @@ class ShredBenchSpec(_Strict):
             missing = [f for f in ("domains", "granularities") if not getattr(self, f)]
             if missing:
                 raise ValueError(f"give {' and '.join(missing)} (at least one each), or 'samples'")
-        elif "corpus" in self.model_fields_set:
+        elif self.corpus != CorpusSource():  # (a plan file's round trip gives the default)
             raise ValueError("give 'corpus' (documents to render) or 'samples' (an outside set), not both")
         return self
 

@@ -236,7 +236,7 @@ def test_samples_replace_the_corpus(tmp_path: Path) -> None:
 
     folder_set(tmp_path / "set")
     with pytest.raises(SpecError, match="give 'corpus' .* or 'samples' .*, not both"):
-        load_spec(spec(tmp_path, "  samples: {folder: set}\n  corpus: {builtin: true}\n"))
+        load_spec(spec(tmp_path, "  samples: {folder: set}\n  corpus: {builtin: false}\n"))
     with pytest.raises(SpecError, match="does not exist"):
         load_spec(spec(tmp_path, "  samples: {manifest: nowhere.jsonl}\n"))
 

@@ -76,6 +76,7 @@ class OutsideFile(BaseModel):
 
     path: str  # absolute, where the plan found it (not part of the key)
     sha256: str
+    size: tuple[int, int] | None = None  # an image's width and height (for cost estimates)
 
 
 class OutsideRef(BaseModel):
@@ -153,7 +154,7 @@ def image_file(path: Path) -> OutsideFile:
         raise OutsideSetError(f"{path}: not an image Pillow can read ({type(exc).__name__}: {exc})") from None
     if fmt not in ("PNG", "JPEG"):
         raise OutsideSetError(f"{path}: a {fmt} image; expected PNG or JPEG")
-    return OutsideFile(path=str(path), sha256=hashlib.sha256(data).hexdigest())
+    return OutsideFile(path=str(path), sha256=hashlib.sha256(data).hexdigest(), size=(w, h))
 
 
 def truth_file(path: Path, doc_id: str, domain: str) -> tuple[OutsideFile, TruthFormat, Document]:

@@ -9,6 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from shredfold.cli import main
 from shredfold.shred.sample_folder import SAMPLE_STAGE, load_hidden
 from shredfold.store import Store
 from tests.e2e.snake import snakemake, write_spec
@@ -22,7 +23,7 @@ def rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(fh))
 
 
-def test_an_outside_folder_runs_through_the_pipeline(tmp_path: Path) -> None:
+def test_an_outside_folder_runs_through_the_pipeline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder_set(tmp_path / "shreds")
     spec = write_spec(tmp_path, "name: outside\nshred:\n  samples:\n    folder: shreds\nmodels: [oracle]\n")
     snakemake(tmp_path, spec)  # the default target: leaderboard and report
@@ -48,6 +49,15 @@ def test_an_outside_folder_runs_through_the_pipeline(tmp_path: Path) -> None:
     store = Store(results / "store")
     stored = sorted(load_hidden(store.object(SAMPLE_STAGE, k))["doc_id"] for k in store.keys(SAMPLE_STAGE))
     assert stored == ["memo", "parts"]
+
+    # A release with its samples verifies: scores re-computed from the stored answers and
+    # truths; the outside samples are noted, not regenerated (their sources are not in it).
+    release = tmp_path / "release"
+    assert main(["release", "--spec", str(spec), "--results", str(results), "--out", str(release), "--with-samples"]) == 0
+    capsys.readouterr()
+    assert main(["verify", str(release)]) == 0
+    out = capsys.readouterr().out
+    assert "difference:" not in out and out.count("an outside sample") == 2
 
     # The paper's protocol on the same samples (stored once): the oracle answers the
     # document as written, so the paper's raw NED is exactly 0.

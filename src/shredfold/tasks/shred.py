@@ -1,8 +1,10 @@
 """ShredBench: read back a document that was rendered, cut into N pieces and scattered.
 
 - items: every document of each domain at each granularity N (a sample each; a set is a
-  domain at one N);
-- build: render, cut and synthesise each sample (:mod:`shredfold.shred.sample`);
+  domain at one N), or every sample of an outside set (``shred.samples``,
+  :mod:`shredfold.shred.outside`), a set per domain and N it holds;
+- build: render, cut and synthesise each sample (:mod:`shredfold.shred.sample`), or store
+  an outside one (:mod:`shredfold.shred.outside_sample`);
 - ask: one request per sample (the scraps as separate images, or one table-top image);
 - score: NED, BLEU, ROUGE-L for every domain, TEDS / TEDS-S for tables.
 

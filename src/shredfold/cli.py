@@ -249,6 +249,7 @@ def _rebuild_hint(exc: CorruptObjectError, plan: Any, args: argparse.Namespace) 
 
 def cmd_job(args: argparse.Namespace) -> int:
     from shredfold.plan import load_plan
+    from shredfold.shred.outside import OutsideSetError
 
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr
@@ -283,6 +284,8 @@ def cmd_job(args: argparse.Namespace) -> int:
             logging.getLogger("shredfold.report").info("report %s: %d bytes in %.1f s", args.out[0], made["bytes"], made["seconds"])
     except CorruptObjectError as exc:
         raise UserError(f"{exc}; {_rebuild_hint(exc, plan, args)}") from None
+    except OutsideSetError as exc:  # an outside sample's file changed or broke since the plan
+        raise UserError(str(exc)) from None
     return 0
 
 

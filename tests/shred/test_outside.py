@@ -111,6 +111,16 @@ def test_an_image_pillow_cannot_open_is_named_with_the_cause(tmp_path: Path) -> 
     assert refused(read_folder, root).startswith(f"{bad}: not an image Pillow can read (")
 
 
+@pytest.mark.parametrize("keep", [0.5, 0.9])
+@pytest.mark.parametrize("name", ["table/3/parts/composite.jpg", "news_en/2/memo/piece_1.png"])
+def test_a_truncated_image_is_refused_at_plan_time(tmp_path: Path, keep: float, name: str) -> None:
+    root = folder_set(tmp_path / "set")
+    photo = root / name
+    data = photo.read_bytes()
+    photo.write_bytes(data[: int(len(data) * keep)])
+    assert refused(read_folder, root).startswith(f"{photo}: not an image Pillow can read (")
+
+
 def test_a_truth_that_is_not_utf8_is_named_with_the_offset(tmp_path: Path) -> None:
     root = folder_set(tmp_path / "set")
     truth = root / "news_en" / "2" / "memo" / "truth.md"

@@ -107,3 +107,23 @@ def test_a_pieces_mode_model_is_shown_the_photograph(samples, tmp_path: Path) ->
     (msg,) = [m for m in request.messages if m.images]
     # a pieces-mode model (the default) sees the one photograph, flagged as a table top
     assert msg.images == (load_public(store.object("sample", s.key)).composite,) and request.item == s.key
+
+
+def test_a_set_job_whose_file_changed_since_the_plan_fails_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from shredfold.cli import main
+    from shredfold.plan import make_plan, write_plan
+    from shredfold.resolve import load_spec
+
+    folder_set(tmp_path / "set")
+    (tmp_path / "spec.yaml").write_text("name: o\nshred:\n  samples: {folder: set}\nmodels: [oracle]\n")
+    plan = make_plan(load_spec(tmp_path / "spec.yaml"))
+    plan_file = tmp_path / write_plan(plan, tmp_path)
+    table = next(s for s in plan.item_sets.values() if s.labels["domain"] == "table")
+    photo = tmp_path / "set" / "table" / "3" / "parts" / "composite.jpg"
+    image(photo, "edited", size=(400, 300))
+    args = ["job", "set", "--plan", str(plan_file), "--key", table.key, "--out", str(tmp_path / "set.json")]
+    assert main([*args, "--results", str(tmp_path / "results")]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == f"error: {photo}: changed since the plan was made; run again to plan it anew"
+    assert not (tmp_path / "set.json").exists()

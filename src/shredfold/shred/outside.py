@@ -147,7 +147,13 @@ def image_file(path: Path) -> OutsideFile:
                 raise OutsideSetError(
                     f"{path}: image of {w}x{h} = {w * h:,} pixels is over the {MAX_IMAGE_PIXELS:,}-pixel limit"
                 )
-            img.verify()
+            img.verify()  # a PNG's chunks and CRCs, to the end
+        if fmt == "JPEG":
+            # verify() does not read a JPEG's scan: decode it at 1/8 scale (cheap), so a
+            # truncated or corrupt photograph is refused here and not in a build job
+            with Image.open(io.BytesIO(data)) as img:
+                img.draft("RGB", (max(1, w // 8), max(1, h // 8)))
+                img.load()
     except OutsideSetError:
         raise
     except Exception as exc:  # Pillow raises many types for a broken file; all mean the same

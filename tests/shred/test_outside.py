@@ -207,6 +207,20 @@ def test_each_bad_field_is_named_with_its_line(tmp_path: Path, change: dict, cau
     assert manifest_refusal(tmp_path, json.dumps({**MEMO, **change})).startswith(f"M:1: {cause}")
 
 
+def test_a_truth_given_inline_is_the_same_sample_as_its_file(tmp_path: Path) -> None:
+    from tests.shred.outside_sets import NEWS
+
+    path = manifest_set(tmp_path / "m")
+    by_file = keys(read_manifest(path))
+    path.write_text(json.dumps({**MEMO, "truth": {"text": NEWS, "format": "md"}}) + "\n")
+    (inline,) = read_manifest(path)
+    assert inline.key == by_file["news_en/2/memo"] and inline.ref.truth.path is None
+    path.write_text(json.dumps({**MEMO, "truth": {"text": NEWS, "format": "html"}}) + "\n")
+    assert refused(read_manifest, path) == f"{path}:1: truth: an HTML truth is for the table domain; news_en's is .md or .txt"
+    path.write_text(json.dumps({**MEMO, "truth": {"text": NEWS}}) + "\n")
+    assert refused(read_manifest, path).startswith(f'{path}:1: an inline truth is {{"text"')
+
+
 def test_a_duplicate_id_names_both_lines(tmp_path: Path) -> None:
     other = {**MEMO, "n": 1, "images": ["img/memo-1.png"]}  # the same id at another N is fine
     msg = manifest_refusal(tmp_path, json.dumps(MEMO), json.dumps(other), json.dumps(MEMO))

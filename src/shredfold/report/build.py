@@ -283,7 +283,7 @@ def samples(inp: Inputs) -> list[dict[str, Any]]:
             })  # fmt: skip
         out.append({
             "domain": domain, "doc": item.doc.doc_id, "n": item.n, "key": item.key[:12],
-            "pieces": [image_uri(p, THUMB) for p in public.pieces], "truth": truth.text, "models": models,
+            "pieces": [image_uri(p, THUMB) for p in public.pieces or [public.composite]], "truth": truth.text, "models": models,
         })  # fmt: skip
     return out
 

@@ -19,7 +19,8 @@ Manifest (``shred.samples.manifest``), one JSON object a line::
     {"id": "memo-1", "domain": "news_en", "n": 8, "images": ["memo-1.jpg"], "truth": "memo-1.md"}
 
 ``images`` is one composite (one path, any ``n``) or the ``n`` pieces in presented order;
-paths are relative to the manifest and must stay inside its folder.
+paths are relative to the manifest and must stay inside its folder. ``truth`` is a path, or
+the truth itself: ``{"text": "...", "format": "md" | "txt" | "html"}``.
 
 Truth: a table's is ``.html`` (one ``<table>``) or ``.md`` (one pipe table, or an HTML table);
 prose's and code's ``.md`` or ``.txt``. What each protocol scores against is decided when the
@@ -74,7 +75,7 @@ class OutsideSetError(ValueError):
 class OutsideFile(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    path: str  # absolute, where the plan found it (not part of the key)
+    path: str | None  # absolute, where the plan found it (not part of the key); None: inline
     sha256: str
     size: tuple[int, int] | None = None  # an image's width and height (for cost estimates)
 
@@ -163,23 +164,48 @@ def image_file(path: Path) -> OutsideFile:
     return OutsideFile(path=str(path), sha256=hashlib.sha256(data).hexdigest(), size=(w, h))
 
 
-def truth_file(path: Path, doc_id: str, domain: str) -> tuple[OutsideFile, TruthFormat, Document]:
-    suffix = path.suffix.lower()
+@dataclass(frozen=True)
+class InlineTruth:
+    """A truth given in the manifest itself: ``{"text": "...", "format": "md"|"txt"|"html"}``."""
+
+    text: str
+    format: str
+
+
+def _check_truth_format(suffix: str, domain: str, where: str) -> None:
     if suffix not in TRUTH_SUFFIXES:
-        raise OutsideSetError(f"{path}: not a truth file name (expected {', '.join(TRUTH_SUFFIXES)})")
+        raise OutsideSetError(f"{where}: not a truth format (expected {', '.join(TRUTH_SUFFIXES)})")
     kind = domain_kind(domain)
     if kind == "table" and suffix == ".txt":
-        raise OutsideSetError(f"{path}: a table's truth is .html or .md (a <table> or a pipe table)")
+        raise OutsideSetError(f"{where}: a table's truth is .html or .md (a <table> or a pipe table)")
     if kind != "table" and suffix == ".html":
-        raise OutsideSetError(f"{path}: an HTML truth is for the table domain; {domain}'s is .md or .txt")
-    data = _read_capped(path, MAX_TRUTH_BYTES, "truth")
+        raise OutsideSetError(f"{where}: an HTML truth is for the table domain; {domain}'s is .md or .txt")
+
+
+def truth_of(
+    truth: Path | InlineTruth, doc_id: str, domain: str, where: str
+) -> tuple[OutsideFile, TruthFormat, Document]:
+    """The truth's hash, format and document. A truth given inline hashes as its UTF-8
+    bytes: the same text as a file or inline is the same sample."""
+    if isinstance(truth, InlineTruth):
+        suffix, label = "." + str(truth.format).lower(), f"{where}: truth"
+        _check_truth_format(suffix, domain, label)
+        data = truth.text.encode("utf-8")
+        if len(data) > MAX_TRUTH_BYTES:
+            raise OutsideSetError(f"{label} of {len(data):,} bytes is over the {MAX_TRUTH_BYTES:,}-byte limit")
+        path = None
+    else:
+        suffix, label = truth.suffix.lower(), str(truth)
+        _check_truth_format(suffix, domain, label)
+        data = _read_capped(truth, MAX_TRUTH_BYTES, "truth")
+        path = str(truth)
     try:
-        text = decode_text(data, str(path))
-        doc = make_document(doc_id, domain, text, "outside", str(path), suffix)
+        text = decode_text(data, label)
+        doc = make_document(doc_id, domain, text, "outside", label, suffix)
     except CorpusError as exc:
         raise OutsideSetError(str(exc)) from None
     fmt: TruthFormat = suffix[1:]  # type: ignore[assignment]
-    return OutsideFile(path=str(path), sha256=hashlib.sha256(data).hexdigest()), fmt, doc
+    return OutsideFile(path=path, sha256=hashlib.sha256(data).hexdigest()), fmt, doc
 
 
 def inside(root: Path, rel: Any, where: str) -> Path:
@@ -206,14 +232,20 @@ def _check_labels(doc_id: Any, domain: Any, n: Any, where: str) -> None:
 
 
 def make_outside(
-    doc_id: str, domain: str, n: int, composite: Path | None, pieces: list[Path], truth: Path, where: str
+    doc_id: str,
+    domain: str,
+    n: int,
+    composite: Path | None,
+    pieces: list[Path],
+    truth: Path | InlineTruth,
+    where: str,
 ) -> OutsideSample:
     _check_labels(doc_id, domain, n, where)
     if composite is None and not pieces:
         raise OutsideSetError(f"{where}: no image (a composite, or the {n} pieces)")
     if pieces and len(pieces) != n:
         raise OutsideSetError(f"{where}: n is {n} but there are {len(pieces)} piece images")
-    truth_ref, fmt, doc = truth_file(truth, doc_id, domain)
+    truth_ref, fmt, doc = truth_of(truth, doc_id, domain, where)
     ref = OutsideRef(
         composite=image_file(composite) if composite is not None else None,
         pieces=tuple(image_file(p) for p in pieces),
@@ -320,11 +352,18 @@ def _manifest_line(obj: Any, root: Path, where: str) -> OutsideSample:
         composite, pieces = None, paths
     else:
         raise OutsideSetError(f"{where}: n is {n} but {len(paths)} images (give one composite or the {n} pieces)")
-    truth = inside(root, obj["truth"], where)
+    given = obj["truth"]
+    if isinstance(given, dict):
+        if set(given) != {"text", "format"} or not isinstance(given["text"], str) or not isinstance(given["format"], str):
+            raise OutsideSetError(f'{where}: an inline truth is {{"text": "...", "format": "md"|"txt"|"html"}}')
+        truth: Path | InlineTruth = InlineTruth(given["text"], given["format"])
+    else:
+        truth = inside(root, given, where)
     try:
         return make_outside(obj["id"], obj["domain"], n, composite, pieces, truth, where)
     except OutsideSetError as exc:
-        raise OutsideSetError(f"{where}: {exc}") from None
+        msg = str(exc)  # a file's problem, named after the line that lists it
+        raise OutsideSetError(msg if msg.startswith(f"{where}:") else f"{where}: {msg}") from None
 
 
 def read_manifest(path: Path) -> list[OutsideSample]:

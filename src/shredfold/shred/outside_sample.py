@@ -44,6 +44,7 @@ _FENCE = re.compile(r"\A\s*(`{3,}|~{3,})[^\n]*\n(.*?)\n?\1\s*\Z", re.S)
 
 
 def _read(f: OutsideFile) -> bytes:
+    assert f.path is not None, "images are files"
     try:
         data = Path(f.path).read_bytes()
     except OSError as exc:

@@ -272,3 +272,26 @@ def test_a_plan_error_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capt
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and err.endswith(f"{path}:2: bad JSON: Expecting value (column 1)")
     assert "Traceback" not in err
+
+
+def test_a_decoded_image_is_not_decoded_again_by_the_next_plan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from PIL import Image
+
+    from shredfold.store import Store
+
+    root = folder_set(tmp_path / "set")
+    store = Store(tmp_path / "store")
+    read_folder(root, outside.Checks(store, write=False))
+    assert list(store.keys(outside.CHECK_STAGE)) == []  # a read-only plan writes nothing
+    first = keys(read_folder(root, outside.Checks(store, write=True)))
+    assert len(list(store.keys(outside.CHECK_STAGE))) == 3
+
+    def no_decoding(*args: object, **kwargs: object) -> None:
+        raise AssertionError("decoded again")
+
+    monkeypatch.setattr(Image, "open", no_decoding)
+    assert keys(read_folder(root, outside.Checks(store))) == first
+    # a changed image is new content: checked again
+    image(root / "news_en" / "2" / "memo" / "piece_1.png", "other", mode="RGBA")
+    with pytest.raises(OutsideSetError, match="decoded again"):
+        read_folder(root, outside.Checks(store))

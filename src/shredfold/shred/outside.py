@@ -50,7 +50,7 @@ from shredfold.corpus.document import DOMAINS, Document, domain_kind
 from shredfold.corpus.loaders import CorpusError, decode_text, make_document
 from shredfold.shred.sample_key import PNG_OPTIONS, SAMPLE_STAGE
 from shredfold.spec import SampleSource
-from shredfold.store import content_key
+from shredfold.store import Store, content_key
 from shredfold.versions import version
 
 OUTSIDE_FORMAT = 1
@@ -70,6 +70,33 @@ TruthFormat = Literal["md", "txt", "html"]
 
 class OutsideSetError(ValueError):
     """An outside sample set that cannot be used; the message names the file and the cause."""
+
+
+CHECK_STAGE = "outside_image"
+CHECK_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Checks:
+    """Images that passed the decode check, by content, kept in the store: every plan hashes
+    every byte, but decoding a large photograph (a tenth of a second or more) is done once
+    per content, not once per plan. Written only when the planner may write the store."""
+
+    store: Store | None = None
+    write: bool = False
+
+    def _key(self, sha256: str) -> str:
+        return content_key(CHECK_STAGE, CHECK_VERSION, {"sha256": sha256, "pillow": version("pillow")})
+
+    def get(self, sha256: str) -> tuple[str, tuple[int, int]] | None:
+        if self.store is None or not self.store.has(CHECK_STAGE, self._key(sha256)):
+            return None
+        obj = self.store.get_json(CHECK_STAGE, self._key(sha256))
+        return str(obj["format"]), (int(obj["width"]), int(obj["height"]))
+
+    def put(self, sha256: str, fmt: str, size: tuple[int, int]) -> None:
+        if self.store is not None and self.write and not self.store.has(CHECK_STAGE, self._key(sha256)):
+            self.store.put_json(CHECK_STAGE, self._key(sha256), {"format": fmt, "width": size[0], "height": size[1]})
 
 
 class OutsideFile(BaseModel):
@@ -134,17 +161,30 @@ def _read_capped(path: Path, cap: int, what: str) -> bytes:
         raise OutsideSetError(f"{path}: cannot read: {exc.strerror}") from None
 
 
-def image_file(path: Path) -> OutsideFile:
-    """An image the store can take: a PNG or JPEG that Pillow opens, within the bounds."""
+def image_file(path: Path, checks: Checks = Checks()) -> OutsideFile:
+    """An image the store can take: a PNG or JPEG that Pillow decodes, within the bounds."""
     if path.suffix.lower() not in IMAGE_SUFFIXES:
         raise OutsideSetError(f"{path}: not an image file name (expected {', '.join(IMAGE_SUFFIXES)})")
     data = _read_capped(path, MAX_IMAGE_BYTES, "image")
+    sha = hashlib.sha256(data).hexdigest()
+    known = checks.get(sha)
+    fmt, (w, h) = known if known is not None else _decode_check(path, data)
+    if w * h > MAX_IMAGE_PIXELS:
+        raise OutsideSetError(f"{path}: image of {w}x{h} = {w * h:,} pixels is over the {MAX_IMAGE_PIXELS:,}-pixel limit")
+    if fmt not in ("PNG", "JPEG"):
+        raise OutsideSetError(f"{path}: a {fmt} image; expected PNG or JPEG")
+    if known is None:
+        checks.put(sha, fmt, (w, h))
+    return OutsideFile(path=str(path), sha256=sha, size=(w, h))
+
+
+def _decode_check(path: Path, data: bytes) -> tuple[str, tuple[int, int]]:
     from PIL import Image
 
     try:
         with Image.open(io.BytesIO(data)) as img:
             fmt, (w, h) = img.format, img.size
-            if w * h > MAX_IMAGE_PIXELS:
+            if w * h > MAX_IMAGE_PIXELS:  # before any decoding
                 raise OutsideSetError(
                     f"{path}: image of {w}x{h} = {w * h:,} pixels is over the {MAX_IMAGE_PIXELS:,}-pixel limit"
                 )
@@ -159,9 +199,7 @@ def image_file(path: Path) -> OutsideFile:
         raise
     except Exception as exc:  # Pillow raises many types for a broken file; all mean the same
         raise OutsideSetError(f"{path}: not an image Pillow can read ({type(exc).__name__}: {exc})") from None
-    if fmt not in ("PNG", "JPEG"):
-        raise OutsideSetError(f"{path}: a {fmt} image; expected PNG or JPEG")
-    return OutsideFile(path=str(path), sha256=hashlib.sha256(data).hexdigest(), size=(w, h))
+    return str(fmt), (w, h)
 
 
 @dataclass(frozen=True)
@@ -239,6 +277,7 @@ def make_outside(
     pieces: list[Path],
     truth: Path | InlineTruth,
     where: str,
+    checks: Checks = Checks(),
 ) -> OutsideSample:
     _check_labels(doc_id, domain, n, where)
     if composite is None and not pieces:
@@ -247,8 +286,8 @@ def make_outside(
         raise OutsideSetError(f"{where}: n is {n} but there are {len(pieces)} piece images")
     truth_ref, fmt, doc = truth_of(truth, doc_id, domain, where)
     ref = OutsideRef(
-        composite=image_file(composite) if composite is not None else None,
-        pieces=tuple(image_file(p) for p in pieces),
+        composite=image_file(composite, checks) if composite is not None else None,
+        pieces=tuple(image_file(p, checks) for p in pieces),
         truth=truth_ref,
         truth_format=fmt,
     )
@@ -270,7 +309,7 @@ def _natural(name: str) -> tuple[Any, ...]:
     return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name))
 
 
-def _sample_folder(folder: Path, doc_id: str, domain: str, n: int, root: Path) -> OutsideSample:
+def _sample_folder(folder: Path, doc_id: str, domain: str, n: int, root: Path, checks: Checks) -> OutsideSample:
     composites: list[Path] = []
     pieces: list[Path] = []
     truths: list[Path] = []
@@ -298,11 +337,11 @@ def _sample_folder(folder: Path, doc_id: str, domain: str, n: int, root: Path) -
         raise OutsideSetError(f"{folder}: {what}")
     pieces.sort(key=lambda p: _natural(p.name))
     return make_outside(
-        doc_id, domain, n, composites[0] if composites else None, pieces, truths[0], str(folder)
+        doc_id, domain, n, composites[0] if composites else None, pieces, truths[0], str(folder), checks
     )
 
 
-def read_folder(root: Path) -> list[OutsideSample]:
+def read_folder(root: Path, checks: Checks = Checks()) -> list[OutsideSample]:
     """Every sample of a folder laid out ``<domain>/<n>/<id>/``, in path order."""
     if not root.is_dir():
         raise OutsideSetError(f"{root}: not a folder")
@@ -318,7 +357,7 @@ def read_folder(root: Path) -> list[OutsideSample]:
             for sd in _entries(nd):
                 if not sd.is_dir():
                     raise OutsideSetError(f"{sd}: expected a folder per sample (<domain>/<n>/<id>/)")
-                out.append(_sample_folder(sd, sd.name, dom.name, int(nd.name), root))
+                out.append(_sample_folder(sd, sd.name, dom.name, int(nd.name), root, checks))
                 if len(out) > MAX_SAMPLES:
                     raise OutsideSetError(f"{root}: more than {MAX_SAMPLES:,} samples")
     if not out:
@@ -331,7 +370,7 @@ def read_folder(root: Path) -> list[OutsideSample]:
 _FIELDS = {"id", "domain", "n", "images", "truth"}
 
 
-def _manifest_line(obj: Any, root: Path, where: str) -> OutsideSample:
+def _manifest_line(obj: Any, root: Path, where: str, checks: Checks) -> OutsideSample:
     if not isinstance(obj, dict):
         raise OutsideSetError(f"{where}: expected a JSON object, got {type(obj).__name__}")
     missing = sorted(_FIELDS - set(obj))
@@ -360,13 +399,13 @@ def _manifest_line(obj: Any, root: Path, where: str) -> OutsideSample:
     else:
         truth = inside(root, given, where)
     try:
-        return make_outside(obj["id"], obj["domain"], n, composite, pieces, truth, where)
+        return make_outside(obj["id"], obj["domain"], n, composite, pieces, truth, where, checks)
     except OutsideSetError as exc:
         msg = str(exc)  # a file's problem, named after the line that lists it
         raise OutsideSetError(msg if msg.startswith(f"{where}:") else f"{where}: {msg}") from None
 
 
-def read_manifest(path: Path) -> list[OutsideSample]:
+def read_manifest(path: Path, checks: Checks = Checks()) -> list[OutsideSample]:
     """Every sample a JSONL manifest lists, in line order; blank lines are skipped."""
     data = _read_capped(path, MAX_MANIFEST_BYTES, "manifest")
     root = path.parent
@@ -382,7 +421,7 @@ def read_manifest(path: Path) -> list[OutsideSample]:
             raise OutsideSetError(f"{where}: not UTF-8 text (offset {exc.start} in line)") from None
         except json.JSONDecodeError as exc:
             raise OutsideSetError(f"{where}: bad JSON: {exc.msg} (column {exc.colno})") from None
-        sample = _manifest_line(obj, root, where)
+        sample = _manifest_line(obj, root, where, checks)
         ident = (sample.doc.domain, sample.doc.doc_id, sample.n)
         if ident in seen:
             raise OutsideSetError(
@@ -397,8 +436,8 @@ def read_manifest(path: Path) -> list[OutsideSample]:
     return out
 
 
-def read_outside(source: SampleSource) -> list[OutsideSample]:
+def read_outside(source: SampleSource, checks: Checks = Checks()) -> list[OutsideSample]:
     if source.folder is not None:
-        return read_folder(Path(source.folder))
+        return read_folder(Path(source.folder), checks)
     assert source.manifest is not None
-    return read_manifest(Path(source.manifest))
+    return read_manifest(Path(source.manifest), checks)

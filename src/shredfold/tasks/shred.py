@@ -324,12 +324,12 @@ class ShredTask:
         """The item sets of an outside sample set: one per (domain, n) it holds, kept to the
         spec's domains and granularities when it names any (each named one must be there)."""
         from shredfold.corpus.document import DOMAINS
-        from shredfold.shred.outside import read_outside
+        from shredfold.shred.outside import Checks, read_outside
 
         sb = ctx.spec.spec.shred
         assert sb is not None and sb.samples is not None
         where = sb.samples.folder or sb.samples.manifest
-        samples = read_outside(sb.samples)
+        samples = read_outside(sb.samples, Checks(ctx.store, ctx.write))
         have_domains = {s.doc.domain for s in samples}
         have_ns = {s.n for s in samples}
         for name, asked, have in (("domain", sb.domains, have_domains), ("N", sb.granularities, have_ns)):

@@ -227,6 +227,12 @@ def test_a_duplicate_id_names_both_lines(tmp_path: Path) -> None:
     assert msg == "M:3: duplicate id 'memo' at news_en N=2 (first on line 1)"
 
 
+def test_a_manifest_may_start_with_a_bom_and_hold_blank_lines(tmp_path: Path) -> None:
+    path = manifest_set(tmp_path / "m")
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(MEMO).encode() + b"\n\n  \n")
+    assert list(keys(read_manifest(path))) == ["news_en/2/memo"]
+
+
 def test_a_missing_field_is_named(tmp_path: Path) -> None:
     assert manifest_refusal(tmp_path, json.dumps({"id": "memo"})) == "M:1: missing field(s) domain, images, n, truth"
 
@@ -261,6 +267,10 @@ def test_samples_replace_the_corpus(tmp_path: Path) -> None:
     folder_set(tmp_path / "set")
     with pytest.raises(SpecError, match="give 'corpus' .* or 'samples' .*, not both"):
         load_spec(spec(tmp_path, "  samples: {folder: set}\n  corpus: {builtin: false}\n"))
+    with pytest.raises(SpecError, match="give exactly one of 'folder' and 'manifest'"):
+        load_spec(spec(tmp_path, "  samples: {}\n"))
+    with pytest.raises(SpecError, match="give domains and granularities .* or 'samples'"):
+        load_spec(spec(tmp_path, "  documents_per_domain: 2\n"))
     with pytest.raises(SpecError, match="does not exist"):
         load_spec(spec(tmp_path, "  samples: {manifest: nowhere.jsonl}\n"))
 

@@ -407,7 +407,7 @@ def _manifest_line(obj: Any, root: Path, where: str, checks: Checks) -> OutsideS
 
 def read_manifest(path: Path, checks: Checks = Checks()) -> list[OutsideSample]:
     """Every sample a JSONL manifest lists, in line order; blank lines are skipped."""
-    data = _read_capped(path, MAX_MANIFEST_BYTES, "manifest")
+    data = _read_capped(path, MAX_MANIFEST_BYTES, "manifest").removeprefix(b"\xef\xbb\xbf")  # a BOM
     root = path.parent
     out: list[OutsideSample] = []
     seen: dict[tuple[str, str, int], int] = {}

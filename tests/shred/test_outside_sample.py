@@ -127,3 +127,17 @@ def test_a_set_job_whose_file_changed_since_the_plan_fails_in_one_line(tmp_path:
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1] == f"error: {photo}: changed since the plan was made; run again to plan it anew"
     assert not (tmp_path / "set.json").exists()
+
+
+def test_show_writes_an_outside_sample_and_names_what_it_has(samples, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from shredfold.cli import main
+    from shredfold.store import Store
+
+    s = samples["table"]
+    store = Store(tmp_path / "results" / "store")
+    with store.writing("sample", s.key) as tmp:
+        write_outside_sample(s, tmp)
+    out = tmp_path / "shown"
+    assert main(["show", s.key[:10], "--out", str(out), "--results", str(tmp_path / "results")]) == 0
+    assert capsys.readouterr().out.strip().endswith("(composite.png, source.txt, truth.txt)")
+    assert (out / "truth.html").read_text().startswith("<table>") and not (out / "pieces").exists()

@@ -66,3 +66,49 @@ def test_an_outside_folder_runs_through_the_pipeline(tmp_path: Path, capsys: pyt
     (board,) = rows(results / "leaderboard.csv")
     assert board["protocol"] == "paper" and float(board["ned_raw"]) == 0.0 and int(board["errors"]) == 0
     assert len(list(store.keys(SAMPLE_STAGE))) == 2
+
+
+RENDERED = """\
+name: rendered
+shred:
+  domains: [news_en]
+  granularities: [3]
+  documents_per_domain: 1
+  corpus: {jsonl: corpus.jsonl}
+  render: {width: 480, margin: 24, prose_font_size: 16}
+"""
+READERS = """\
+models:
+  - ocr-islands
+  - {id: ocr-composite, adapter: ocr-islands, images: {mode: composite}}
+"""
+TIDE = "# Harbor Tides\n\nHarbor cranes lifted record cargo on Monday while gulls circled above the western piers. Engineers measured every tide gauge before dawn."
+
+
+def test_a_rendered_sample_imported_as_an_outside_one_scores_the_same(tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    (tmp_path / "corpus.jsonl").write_text(json.dumps({"id": "tide", "domain": "news_en", "text": TIDE}) + "\n")
+    rendered = write_spec(tmp_path, RENDERED + READERS, "rendered.yaml")
+    snakemake(tmp_path, rendered, "results/leaderboard.csv")
+    before = {r["model"]: r for r in rows(tmp_path / "results" / "leaderboard.csv")}
+
+    # its images and its document as written, laid out as a user's own set would be
+    store = Store(tmp_path / "results" / "store")
+    (key,) = store.keys(SAMPLE_STAGE)
+    sample = store.path(SAMPLE_STAGE, key)
+    mine = tmp_path / "shreds" / "news_en" / "3" / "tide"
+    mine.mkdir(parents=True)
+    shutil.copy(sample / "composite.png", mine / "composite.png")
+    for k, piece in enumerate(sorted((sample / "pieces").glob("*.png")), start=1):
+        shutil.copy(piece, mine / f"piece_{k}.png")
+    (mine / "truth.md").write_text(TIDE)
+    imported = write_spec(tmp_path, "name: imported\nshred:\n  samples: {folder: shreds}\n" + READERS, "imported.yaml")
+    snakemake(tmp_path, imported, "results/leaderboard.csv")
+    after = {r["model"]: r for r in rows(tmp_path / "results" / "leaderboard.csv")}
+
+    assert set(after) == set(before) == {"ocr-islands", "ocr-composite"}
+    for model in before:  # the same images read the same, and the truth is the same text
+        assert float(after[model]["ned"]) == float(before[model]["ned"]) < 1.0, model
+        assert after[model]["bleu"] == before[model]["bleu"], model

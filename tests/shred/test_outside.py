@@ -97,7 +97,7 @@ def test_an_unknown_domain_folder_is_named(tmp_path: Path) -> None:
     assert refused(read_folder, root) == f"{root / 'recipes'}: unknown domain 'recipes'; expected one of news_en, news_zh, code_python, code_java, code_cpp, table"
 
 
-@pytest.mark.parametrize("name", ["0", "eight", "-3", "999"])
+@pytest.mark.parametrize("name", ["0", "eight", "-3", "999", "08", "\u0663"])
 def test_n_must_be_a_positive_whole_number(tmp_path: Path, name: str) -> None:
     root = folder_set(tmp_path / "set")
     (root / "news_en" / name).mkdir()

@@ -352,7 +352,8 @@ def read_folder(root: Path, checks: Checks = Checks()) -> list[OutsideSample]:
         if dom.name not in DOMAINS:
             raise OutsideSetError(f"{dom}: unknown domain {dom.name!r}; expected one of {', '.join(DOMAINS)}")
         for nd in _entries(dom):
-            if not nd.is_dir() or not nd.name.isdigit() or not 1 <= int(nd.name) <= MAX_N:
+            # canonical digits only: "08" beside "8" would be two folders for one N
+            if not nd.is_dir() or not nd.name.isdigit() or nd.name != str(int(nd.name)) or not 1 <= int(nd.name) <= MAX_N:
                 raise OutsideSetError(f"{nd}: expected a folder named by n, a whole number from 1 to {MAX_N}")
             for sd in _entries(nd):
                 if not sd.is_dir():

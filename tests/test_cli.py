@@ -102,3 +102,25 @@ def test_a_corrupt_stored_file_is_named_when_read(results: Path) -> None:
         store.get_json("response", "cd" * 32)
     assert f"response/{'cd' * 32}/object.json is corrupt" in str(info.value)
     assert json.loads((store.path(SAMPLE_STAGE, "ab" * 32) / "sample.json").read_text())
+
+
+def test_designs_fetch_reports_what_it_wrote_and_refuses_in_one_line(
+    shared_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from shredfold.origami_bench.flat_folder import CACHE_ENV, default_folder
+    from tests.origami_bench.archives import SMALL, design_members, write_archive
+
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    url = write_archive(tmp_path / "ff.tar.gz", design_members(shared_dir / "flat-folder" / "instagram", SMALL))
+    assert main(["designs", "fetch", "--url", url]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and f"{len(SMALL)} of 366 designs present" in err
+    assert "359 missing: 001_traditional_Sailboat.fold, 002_traditional_Kabuto.fold" in err
+    assert not default_folder().exists()
+    assert main(["designs", "fetch", "--url", url, "--allow-partial"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"{len(SMALL)} of 366 designs present at 191aaa9 (written): {default_folder()}"
+    assert out[1].startswith("1 is a later upstream revision, not the pinned file: 013_mitanioripa_Medal.fold (c2bf9a7)")
+    assert sorted(p.name for p in default_folder().glob("*.fold")) == sorted(SMALL)
+    assert main(["designs", "fetch", "--url", url, "--allow-partial", "--to", str(tmp_path / "cache")]) == 2
+    assert "was not written by `shredfold designs fetch`" in capsys.readouterr().err

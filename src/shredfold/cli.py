@@ -1,4 +1,4 @@
-"""``shredfold …`` commands: plan, show, release, verify, report, schema, serve, and the jobs
+"""``shredfold …`` commands: plan, show, release, verify, report, designs, schema, serve, and the jobs
 Snakemake runs.
 
 Every failure a user can cause (a wrong spec, a missing key, a corrupt store object, a busy
@@ -198,6 +198,22 @@ def _verify_release(path: str) -> int:
     return 0 if report.ok else 1
 
 
+# ---------------------------------------------------------------- designs
+
+
+def cmd_designs_fetch(args: argparse.Namespace) -> int:
+    from shredfold.origami_bench.fetch import FetchError, fetch
+    from shredfold.origami_bench.flat_folder import manifest
+
+    try:
+        report = fetch(args.url, Path(args.to) if args.to else None, allow_partial=args.allow_partial)
+    except FetchError as exc:
+        raise UserError(str(exc)) from None
+    for line in report.lines(manifest().commit):
+        print(line)
+    return 0
+
+
 # ---------------------------------------------------------------- schema
 
 
@@ -393,6 +409,18 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("path", nargs="?", help="a release folder or .tar.gz")
     sp.add_argument("--store", nargs="?", const=str(RESULTS), metavar="RESULTS", help="check every object of RESULTS/store (default results)")
     sp.set_defaults(func=cmd_verify)
+
+    sp = sub.add_parser("designs", help="OrigamiBench's design sets")
+    dsub = sp.add_subparsers(dest="designs_command", required=True)
+    dp = dsub.add_parser(
+        "fetch", help="download Flat-Folder's 366 designs at the pinned commit, each checked by SHA-256"
+    )
+    dp.add_argument("--to", help="folder to write (default: where `designs: {flat_folder: true}` reads, "
+                    "$SHREDFOLD_CACHE/flat-folder/COMMIT, the cache defaulting to ~/.cache/shredfold)")
+    dp.add_argument("--url", help="the archive (https://, file://; default GitHub's tarball of the commit)")
+    dp.add_argument("--allow-partial", action="store_true",
+                    help="keep an archive's designs when some are missing or a later upstream revision (all named)")
+    dp.set_defaults(func=cmd_designs_fetch)
 
     sp = sub.add_parser("schema", help="write (or --check) the JSON Schemas in schemas/")
     sp.add_argument("--dir", default="schemas")

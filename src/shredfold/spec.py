@@ -41,6 +41,12 @@ class RenderSettings(_Strict):
     """How a document becomes a page image. Every field enters the sample key."""
 
     width: Annotated[int, Field(ge=400, le=4000)] = 1600
+    fit: Literal["content", "page"] = Field(
+        default="content",
+        description="content: the page is as wide as its content plus the margin, at most "
+        "width (a code listing or a table narrower than the page makes no blank scraps); "
+        "page: always width wide.",
+    )
     margin: Annotated[int, Field(ge=0, le=400)] = 96
     prose_font_size: Annotated[int, Field(ge=8, le=96)] = 30
     code_font_size: Annotated[int, Field(ge=8, le=96)] = 24
@@ -262,7 +268,8 @@ OrigamiTask = Literal["mcq_assoc", "mcq_causal", "fullstep"]
 
 
 class DesignSources(_Strict):
-    """Where designs come from: the built-in FOLD set, seeded procedural sequences, a folder."""
+    """Where designs come from: the built-in FOLD set, seeded procedural sequences,
+    Flat-Folder's designs, a folder."""
 
     builtin: bool = True
     procedural: Annotated[int, Field(ge=0, le=10000)] = Field(
@@ -271,8 +278,15 @@ class DesignSources(_Strict):
     procedural_folds: tuple[Annotated[int, Field(ge=1, le=12)], Annotated[int, Field(ge=1, le=12)]] = Field(
         default=(2, 5), description="Fewest and most folds of a procedural design."
     )
+    flat_folder: bool = Field(
+        default=False,
+        description="Flat-Folder's instagram designs as fetched by `shredfold designs fetch` "
+        "(the paper's data set), with the paper's categories and tiers.",
+    )
     folder: Path | None = Field(
-        default=None, description="Folder of .fold / .cp files (e.g. Flat-Folder's designs)."
+        default=None,
+        description="Folder of .fold / .cp files; a file whose bytes are one of Flat-Folder's "
+        "designs gets that design's category and tier.",
     )
     categories: Path | None = Field(
         default=None,

@@ -29,13 +29,14 @@ def vertex_at_origin(rays):
 
 def test_waterbomb_vertex_is_locally_flat_foldable():
     cp, _ = vertex_at_origin([(0, "V"), (45, "M"), (135, "M"), (180, "V"), (225, "M"), (315, "M")])
-    assert check_local(cp).ok
+    assert check_local(cp).ok is True
 
 
 def test_maekawa_violation_names_the_vertex():
     cp, centre = vertex_at_origin([(0, "V"), (90, "V"), (180, "M"), (270, "M")])
     report = check_local(cp)
     assert report.vertices("maekawa") == [centre]
+    assert report.ok is False and report.vertices() == [centre]
 
 
 @pytest.mark.parametrize(
@@ -63,12 +64,12 @@ def test_big_little_big_violation_is_caught_by_the_crimp_test():
 
 def test_same_angles_with_alternating_crimp_pass():
     cp, _ = vertex_at_origin([(0, "M"), (80, "M"), (100, "V"), (200, "M")])
-    assert check_local(cp).ok
+    assert check_local(cp).ok is True
 
 
 def test_unassigned_creases_count_as_either_letter():
     cp, _ = vertex_at_origin([(0, "U"), (90, "U"), (180, "U"), (270, "M")])
-    assert check_local(cp).ok
+    assert check_local(cp).ok is True
 
 
 @pytest.mark.parametrize(

@@ -51,3 +51,29 @@ def test_mcq_items_have_balanced_answers_and_one_right_option() -> None:
         item = build_mcq(s, designs, 64, cache)
         assert item.kinds.count("answer") == 1 and item.kinds[s.answer] == "answer"
         assert len(set(item.options)) == 4 and item.reference not in item.options
+
+
+def test_procedural_designs_are_distinct_items_with_distinct_content() -> None:
+    from shredfold.origami_bench.designs import procedural_designs
+    from shredfold.spec import DesignSources
+
+    designs = procedural_designs(DesignSources(builtin=False, procedural=4, procedural_folds=(2, 3)), seed=5)
+    assert len({d.key for d in designs}) == 4
+    assert len({(d.segments, d.assignments) for d in designs}) == 4  # not one design four times
+    again = procedural_designs(DesignSources(builtin=False, procedural=4, procedural_folds=(2, 3)), seed=5)
+    assert [d.key for d in again] == [d.key for d in designs]
+    other = procedural_designs(DesignSources(builtin=False, procedural=4, procedural_folds=(2, 3)), seed=6)
+    assert {d.key for d in other}.isdisjoint(d.key for d in designs)
+
+
+def test_mcq_items_draw_their_steps_per_item() -> None:
+    from shredfold.origami_bench.designs import procedural_designs
+    from shredfold.origami_bench.mcq import plan_mcq
+    from shredfold.spec import DesignSources
+
+    # one design with a long sequence: the items differ only by the step each one draws
+    (design,) = procedural_designs(DesignSources(builtin=False, procedural=1, procedural_folds=(6, 6)), seed=1)
+    design = design.model_copy(update={"tier": "easy"})  # the catalogue gives tiers
+    specs = plan_mcq([design], "mcq_causal", 8, seed=1, size=64)
+    assert len({s.key for s in specs}) == 8
+    assert len({s.k for s in specs}) >= 3  # steps drawn per item, not one step for all

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -15,33 +13,11 @@ from shredfold.models.endpoints import endpoint_limits, endpoint_resource
 from shredfold.models.openai_compat import MissingApiKeyError
 from shredfold.plan import Plan, make_plan, resolve_attempts
 from shredfold.resolve import load_spec
-from shredfold.server import ChatServer, answered_twice, read_log, serve
+from shredfold.server import ChatServer, answered_twice, read_log
 from shredfold.spec import ModelConfig
 from shredfold.stages.query import run_query
 from shredfold.store import Store
-from tests.models.samples import http_model, new_workdir, shared_samples, write_model, write_spec
-
-
-@pytest.fixture
-def work(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
-    return new_workdir(shared_samples(tmp_path_factory), tmp_path / "work")
-
-
-@pytest.fixture
-def oracle_server(work: Path) -> Iterator[Callable[..., ChatServer]]:
-    servers: list[ChatServer] = []
-
-    def start(**kwargs: object) -> ChatServer:
-        log = work / f"server-{len(servers)}.jsonl"
-        server = serve("oracle", port=0, results=work / "results", log_path=log, **kwargs)  # type: ignore[arg-type]
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return server
-
-    yield start
-    for s in servers:
-        s.shutdown()
-        s.server_close()
+from tests.models.samples import http_model, write_model, write_spec
 
 
 def plan_for(work: Path, url: str, **over: object) -> Plan:
@@ -66,8 +42,8 @@ def requests_seen(server: ChatServer) -> list[dict]:
     return read_log(server.log_path)
 
 
-def test_every_answer_is_stored_once_and_a_rerun_makes_no_call(work, oracle_server) -> None:
-    server = oracle_server()
+def test_every_answer_is_stored_once_and_a_rerun_makes_no_call(work, oracle) -> None:
+    server = oracle()
     plan = plan_for(work, server.url)
     first = query_all(plan, work)
     assert [m["called"] for m in first] == [2, 2] and all(m["errors"] == 0 for m in first)
@@ -81,8 +57,8 @@ def test_every_answer_is_stored_once_and_a_rerun_makes_no_call(work, oracle_serv
     assert len(requests_seen(server)) == 4  # the rerun asked nothing
 
 
-def test_the_same_question_from_another_spec_is_not_asked_again(work, oracle_server) -> None:
-    server = oracle_server()
+def test_the_same_question_from_another_spec_is_not_asked_again(work, oracle) -> None:
+    server = oracle()
     query_all(plan_for(work, server.url), work)
     # Another model file and port, same endpoint model and decoding: the same requests.
     write_model(work, "same-model-elsewhere", **http_model("http://127.0.0.1:1/v1", max_concurrency=2))
@@ -91,14 +67,14 @@ def test_the_same_question_from_another_spec_is_not_asked_again(work, oracle_ser
     assert len(requests_seen(server)) == 4
 
 
-def test_calls_within_a_cell_run_concurrently_up_to_the_limit(work, oracle_server) -> None:
-    server = oracle_server(delay_s=0.3)
+def test_calls_within_a_cell_run_concurrently_up_to_the_limit(work, oracle) -> None:
+    server = oracle(delay_s=0.3)
     query_all(plan_for(work, server.url, max_concurrency=2), work)
     assert max(e["in_flight"] for e in requests_seen(server)) == 2
 
 
-def test_failed_calls_are_errors_not_answers_and_are_asked_again(work, oracle_server) -> None:
-    failing = oracle_server(faults="500*")
+def test_failed_calls_are_errors_not_answers_and_are_asked_again(work, oracle) -> None:
+    failing = oracle(faults="500*")
     plan = plan_for(work, failing.url, max_attempts=2)
     manifests = query_all(plan, work)
     rows = [row for m in manifests for row in m["items"]]
@@ -106,14 +82,14 @@ def test_failed_calls_are_errors_not_answers_and_are_asked_again(work, oracle_se
     assert list(Store(work / "results" / "store").keys(RESPONSE_STAGE)) == []
     assert len(requests_seen(failing)) == 8
 
-    healthy = oracle_server()
+    healthy = oracle()
     plan = plan_for(work, healthy.url, max_attempts=2)
     assert [m["called"] for m in query_all(plan, work)] == [2, 2]
     assert not answered_twice(requests_seen(failing) + requests_seen(healthy))
 
 
-def test_replay_only_fails_before_any_call(work, oracle_server, monkeypatch) -> None:
-    server = oracle_server()
+def test_replay_only_fails_before_any_call(work, oracle, monkeypatch) -> None:
+    server = oracle()
     plan = plan_for(work, server.url)
     monkeypatch.setenv("SHREDFOLD_REPLAY_ONLY", "1")
     with pytest.raises(ReplayOnlyError, match="2 of 2 item"):
@@ -123,8 +99,8 @@ def test_replay_only_fails_before_any_call(work, oracle_server, monkeypatch) -> 
     assert [m["cached"] for m in query_all(plan, work)] == [2, 2]  # a full cache replays
 
 
-def test_a_missing_api_key_fails_the_job_before_any_call(work, oracle_server, monkeypatch) -> None:
-    server = oracle_server()
+def test_a_missing_api_key_fails_the_job_before_any_call(work, oracle, monkeypatch) -> None:
+    server = oracle()
     monkeypatch.delenv("SHREDFOLD_ABSENT_KEY", raising=False)
     plan = plan_for(work, server.url, api_key_env="SHREDFOLD_ABSENT_KEY")
     with pytest.raises(MissingApiKeyError, match="SHREDFOLD_ABSENT_KEY"):
@@ -132,8 +108,8 @@ def test_a_missing_api_key_fails_the_job_before_any_call(work, oracle_server, mo
     assert requests_seen(server) == []
 
 
-def test_a_cell_with_errors_moves_to_a_new_attempt(work, oracle_server) -> None:
-    failing = oracle_server(faults="500*")
+def test_a_cell_with_errors_moves_to_a_new_attempt(work, oracle) -> None:
+    failing = oracle(faults="500*")
     plan = plan_for(work, failing.url, max_attempts=1)
     assert [c.attempt for c in resolve_attempts(plan, work).cells] == [0, 0]  # nothing run yet
     query_all(plan, work)
@@ -144,7 +120,7 @@ def test_a_cell_with_errors_moves_to_a_new_attempt(work, oracle_server) -> None:
     assert retry.cells[0].score_path.endswith(f"{plan.cells[0].score_key}-r1.parquet")
     assert retry.cells[0].query_key == plan.cells[0].query_key  # same content, new attempt
 
-    healthy = oracle_server()
+    healthy = oracle()
     retry = resolve_attempts(plan_for(work, healthy.url), work)
     query_all(retry, work)
     settled = resolve_attempts(retry, work)

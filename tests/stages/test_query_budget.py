@@ -5,8 +5,6 @@ there; the budget changes no key."""
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -16,14 +14,13 @@ from shredfold.cost import estimate
 from shredfold.models.budget import SpendLedger, ledger_path
 from shredfold.plan import Plan, load_plan, make_plan, write_plan
 from shredfold.resolve import load_spec
-from shredfold.server import ChatServer, read_log, serve
+from shredfold.server import ChatServer, read_log
 from shredfold.stages.query import run_query
 from shredfold.store import Store
 from tests.models.samples import (
     ITEMS,
     http_model,
     new_workdir,
-    shared_samples,
     write_model,
     write_spec,
 )
@@ -33,31 +30,6 @@ PRICE_OUT = 4.0  # $ per million output tokens; input is free, so a call's worst
 WORST = MAX_TOKENS * PRICE_OUT / 1e6  # max_tokens at the output price
 
 
-@pytest.fixture
-def samples(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return shared_samples(tmp_path_factory)
-
-
-@pytest.fixture
-def work(samples: Path, tmp_path: Path) -> Path:
-    return new_workdir(samples, tmp_path / "work")
-
-
-@pytest.fixture
-def oracle(work: Path) -> Iterator[Callable[..., ChatServer]]:
-    servers: list[ChatServer] = []
-
-    def start() -> ChatServer:
-        log = work / f"server-{len(servers)}.jsonl"
-        server = serve("oracle", port=0, results=work / "results", log_path=log)
-        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
-        servers.append(server)
-        return server
-
-    yield start
-    for s in servers:
-        s.shutdown()
-        s.server_close()
 
 
 def plan_for(work: Path, url: str, **over: object) -> Plan:

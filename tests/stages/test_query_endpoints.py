@@ -5,41 +5,15 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
-from collections.abc import Callable, Iterator
 from pathlib import Path
-
-import pytest
 
 from shredfold.models.secrets import MIN_PREFIX
 from shredfold.plan import Plan, make_plan
 from shredfold.resolve import load_spec
-from shredfold.server import ChatServer, read_log, serve
+from shredfold.server import ChatServer, read_log
 from shredfold.stages.query import run_query
 from shredfold.store import Store
-from tests.models.samples import http_model, new_workdir, shared_samples, write_model, write_spec
-
-
-@pytest.fixture
-def work(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
-    return new_workdir(shared_samples(tmp_path_factory), tmp_path / "work")
-
-
-@pytest.fixture
-def oracle(work: Path) -> Iterator[Callable[..., ChatServer]]:
-    servers: list[ChatServer] = []
-
-    def start(**kwargs: object) -> ChatServer:
-        log = work / f"server-{len(servers)}.jsonl"
-        server = serve("oracle", port=0, results=work / "results", log_path=log, **kwargs)  # type: ignore[arg-type]
-        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
-        servers.append(server)
-        return server
-
-    yield start
-    for s in servers:
-        s.shutdown()
-        s.server_close()
+from tests.models.samples import http_model, write_model, write_spec
 
 
 def plan_for(work: Path, model_id: str, url: str, **over: object) -> Plan:

@@ -21,11 +21,13 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from shredfold.origami import ENGINE_VERSION
+from shredfold.origami_bench import flat_folder
 from shredfold.origami_bench.design import Design, tier_of
 from shredfold.spec import OrigamiBenchSpec
 from shredfold.store import Store, content_key, sha256_file
 
-CATALOGUE_STAGE, CATALOGUE_VERSION = "origami_catalogue", 2  # 2: folder designs must fold flat
+# 2: folder designs must fold flat; 3: Flat-Folder's designs recognised, with their category and tier
+CATALOGUE_STAGE, CATALOGUE_VERSION = "origami_catalogue", 3
 DESIGN_SUFFIXES = (".fold", ".cp")
 
 _DESIGNS = TypeAdapter(list[Design])
@@ -57,10 +59,14 @@ def catalogue_key(ob: OrigamiBenchSpec, seed: int) -> str:
         params["builtin"] = _builtin_files()
     if src.procedural:
         params["procedural"] = {"count": src.procedural, "folds": list(src.procedural_folds), "seed": seed}
+    if src.flat_folder:
+        params["flat_folder"] = _files(flat_folder.fetched_folder())
     if src.folder is not None:
         params["folder"] = _files(src.folder)
         params["categories"] = sha256_file(src.categories) if src.categories else None
+    if src.folder is not None or src.flat_folder:
         params["validate_timeout_s"] = src.validate_timeout_s
+        params["flat_folder_data"] = flat_folder.data_digest()
     return content_key(CATALOGUE_STAGE, CATALOGUE_VERSION, params)
 
 
@@ -74,6 +80,12 @@ def _make(ob: OrigamiBenchSpec, seed: int) -> Catalogue:
         out += make.builtin_cached()
     if src.procedural:
         out += make.procedural_designs(src, seed)
+    if src.flat_folder:
+        found, errors = make.folder_designs(
+            flat_folder.fetched_folder(), None, src.validate_timeout_s, flat_folder_only=True
+        )
+        out += found
+        invalid += [str(e) for e in errors]
     if src.folder is not None:
         found, errors = make.folder_designs(src.folder, src.categories, src.validate_timeout_s)
         out += found
@@ -84,7 +96,8 @@ def _make(ob: OrigamiBenchSpec, seed: int) -> Catalogue:
 def load_catalogue(
     ob: OrigamiBenchSpec, seed: int, store: Store | None = None, *, write: bool = False
 ) -> Catalogue:
-    """Every design of the spec in source order (built-in, procedural, folder), with tiers."""
+    """Every design of the spec in source order (built-in, procedural, Flat-Folder, folder),
+    with tiers."""
     raw: Catalogue | None = None
     key = catalogue_key(ob, seed) if store is not None else ""
     if store is not None and store.has(CATALOGUE_STAGE, key):
@@ -98,5 +111,10 @@ def load_catalogue(
                 key,
                 {"designs": [d.model_dump(mode="json") for d in raw.designs], "invalid": list(raw.invalid)},
             )
-    tiered = tuple(d.model_copy(update={"tier": tier_of(d.vertices, d.creases, ob.tiers)}) for d in raw.designs)
+    # Flat-Folder's designs come with the paper's tier (tiers.yaml); the spec's thresholds
+    # tier the rest
+    tiered = tuple(
+        d if d.source == "flat_folder" else d.model_copy(update={"tier": tier_of(d.vertices, d.creases, ob.tiers)})
+        for d in raw.designs
+    )
     return Catalogue(tiered, raw.invalid)

@@ -51,14 +51,14 @@ class Design(BaseModel):
 
     id: str
     key: str
-    source: Literal["builtin", "procedural", "folder"]
+    source: Literal["builtin", "procedural", "folder", "flat_folder"]
     category: str
     segments: tuple[Segment, ...]
     assignments: str
     sequence: tuple[dict[str, Any], ...] | None = None
     vertices: int
     creases: int
-    tier: str = ""
+    tier: str = ""  # set by the catalogue from the spec's thresholds; Flat-Folder's designs carry the paper's
 
     def pattern(self) -> CreasePattern:
         import numpy as np

@@ -19,9 +19,11 @@ import numpy as np
 import yaml
 
 from shredfold.origami.fold_format import read_cp, read_fold
+from shredfold.origami_bench import flat_folder as ff
 from shredfold.origami_bench.design import Design, SimpleFold, design_key
+from shredfold.origami_bench.flat_folder import Match
 from shredfold.spec import DesignSources
-from shredfold.store import content_key
+from shredfold.store import content_key, sha256_bytes
 
 if TYPE_CHECKING:
     from shredfold.origami import CreasePattern
@@ -48,7 +50,7 @@ def _counts(segs: np.ndarray, assign: str) -> tuple[int, int]:
 
 
 def design_from_file(
-    path_or_name: str, text: str, source: Literal["builtin", "folder"], category: str | None
+    path_or_name: str, text: str, source: Literal["builtin", "folder", "flat_folder"], category: str | None
 ) -> Design:
     """A design from FOLD (``.fold``) or ORIPA (``.cp``) text."""
     meta: dict[str, Any] = {}
@@ -117,25 +119,47 @@ def flat_fold_problem(design: Design, timeout: float) -> str | None:
     return f"does not fold flat ({why})"[:300]
 
 
+def flat_folder_design(match: Match, text: str, category: str | None = None) -> Design:
+    """One of Flat-Folder's designs: its category from ``categories.yaml`` (unless one is
+    given) and its tier from ``tiers.yaml`` on the FOLD file's own counts."""
+    design = design_from_file(match.entry.name, text, "flat_folder", category or match.entry.category)
+    vertices, creases = ff.fold_counts(json.loads(text))
+    return design.model_copy(update={"vertices": vertices, "creases": creases, "tier": ff.tier(vertices, creases)})
+
+
 def folder_designs(
-    folder: Path, categories: Path | None, validate_timeout: float | None = None
+    folder: Path, categories: Path | None, validate_timeout: float | None = None, *, flat_folder_only: bool = False
 ) -> tuple[list[Design], list[DesignError]]:
     """Every ``.fold`` / ``.cp`` file under ``folder``, and the files that cannot be used.
 
     One bad file does not hide the others: each failure is returned with its file name, so a
     plan can report all of them at once. With ``validate_timeout`` each design must also fold
-    flat (one layer order found within that many seconds).
+    flat (one layer order found within that many seconds). A file whose bytes are one of
+    Flat-Folder's designs (:mod:`.flat_folder`) is that design, with its category and tier;
+    with ``flat_folder_only`` any other file is an error.
     """
     mapping: dict[str, str] = {}
     if categories is not None:
         mapping = {str(k): str(v) for k, v in (yaml.safe_load(categories.read_text()) or {}).items()}
+    known = ff.manifest()
     out: list[Design] = []
     errors: list[DesignError] = []
     for p in sorted(folder.rglob("*")):
         if p.suffix in (".fold", ".cp") and p.is_file():
             try:
-                text = p.read_text(encoding="utf-8")
-                design = design_from_file(p.name, text, "folder", mapping.get(p.stem))
+                data = p.read_bytes()
+                text = data.decode("utf-8")
+                match = known.identify(data) if p.suffix == ".fold" else None
+                if match is not None:
+                    design = flat_folder_design(match, text, mapping.get(p.stem))
+                elif flat_folder_only:
+                    errors.append(DesignError(
+                        f"{p}: SHA-256 {sha256_bytes(data)} is not one of Flat-Folder's designs at "
+                        f"{known.commit[:7]}; run `shredfold designs fetch` again"
+                    ))  # fmt: skip
+                    continue
+                else:
+                    design = design_from_file(p.name, text, "folder", mapping.get(p.stem))
             except (ValueError, UnicodeDecodeError) as exc:
                 errors.append(DesignError(f"{p}: {exc}"))
                 continue
@@ -150,10 +174,11 @@ def folder_designs(
 def procedural_designs(src: DesignSources, seed: int) -> list[Design]:
     """``src.procedural`` designs from seeded random sequences (engine work: the catalogue
     caches them)."""
-    return [_procedural(i, src, seed) for i in range(src.procedural)]
+    return [procedural_design(i, src, seed) for i in range(src.procedural)]
 
 
-def _procedural(i: int, src: DesignSources, seed: int) -> Design:
+def procedural_design(i: int, src: DesignSources, seed: int) -> Design:
+    """The ``i``-th procedural design of a spec with seed ``seed`` (``procedural/{i:03d}``)."""
     from shredfold.origami_bench.procedural import random_sequence, replay
 
     item_key = content_key("origami_procedural_design", PROCEDURAL_VERSION, {"seed": seed, "index": i})

@@ -23,7 +23,8 @@ import numpy as np
 import shapely
 from PIL import Image, ImageDraw
 
-from shredfold.metrics.shape import VIEW
+from shredfold.calls import Request
+from shredfold.metrics.shape import VIEW, aligned_iou
 from shredfold.origami import (
     ENGINE_VERSION,
     FoldState,
@@ -48,7 +49,7 @@ from shredfold.prompts.origami import (
 
 log = logging.getLogger(__name__)
 
-Ask = Callable[["Request"], tuple[str, dict[str, Any]]]  # noqa: F821 (Request: models.base)
+Ask = Callable[[Request], tuple[str, dict[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -187,6 +188,34 @@ def vertex_list(state: FoldState, kind: ActionKind) -> list[tuple[float, float]]
     return [(float(x), float(y)) for x, y in pts]
 
 
+def turn_request(
+    state: FoldState, target_png: bytes, cfg: EnvConfig, history: list[HistoryEntry], item: str | None
+) -> Request:
+    """What a model is shown on a turn: the target, the current state and pattern, the vertices."""
+    return fullstep_request(
+        kind=cfg.kind,
+        target=target_png,
+        folded=render_folded(state, cfg.image_size),
+        pattern=render_pattern(state, cfg.image_size),
+        vertices=vertex_list(state, cfg.kind),
+        history=history,
+        step_limit=cfg.step_limit,
+        item=item,
+    )
+
+
+def recorded_action(parsed: Action | Stop | None) -> dict[str, Any] | None:
+    """The action as a turn records it and the history shows it (None: it did not parse)."""
+    if isinstance(parsed, Action):
+        return parsed.as_json()
+    return {"stop": True} if parsed else None
+
+
+def gs(final: np.ndarray, target: np.ndarray) -> float:
+    """GS of a final silhouette against the target's, as the full-step score records it."""
+    return round(aligned_iou(final, target), 6)
+
+
 def run_episode(
     target_png: bytes, cfg: EnvConfig, ask: Ask, item: str | None, start: FoldState | None = None
 ) -> Episode:
@@ -198,16 +227,7 @@ def run_episode(
     turns: list[Turn] = []
     while len(turns) < cfg.step_limit:
         t0 = time.perf_counter()
-        request = fullstep_request(
-            kind=cfg.kind,
-            target=target_png,
-            folded=render_folded(state, cfg.image_size),
-            pattern=render_pattern(state, cfg.image_size),
-            vertices=vertex_list(state, cfg.kind),
-            history=history,
-            step_limit=cfg.step_limit,
-            item=item,
-        )
+        request = turn_request(state, target_png, cfg, history, item)
         env_s = time.perf_counter() - t0
         try:
             answer, meta = ask(request)
@@ -216,7 +236,7 @@ def run_episode(
         t1 = time.perf_counter()
         new, fb, parsed = step(state, answer, cfg.kind)
         effective = fb.valid and fb.reason != "stop" and outline_changed(state, new)
-        action = parsed.as_json() if isinstance(parsed, Action) else ({"stop": True} if parsed else None)
+        action = recorded_action(parsed)
         turns.append(
             Turn(
                 turn=len(turns) + 1,

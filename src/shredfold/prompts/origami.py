@@ -64,6 +64,9 @@ FULLSTEP_TASK = {
 
 ActionKind = Literal["fold", "crease"]
 
+# A turn lists at most this many vertices (the rest as "…"): a long list is noise to a model.
+MAX_VERTICES_SHOWN = 200
+
 
 def mcq_template() -> str:
     return f"origami-mcq/{VERSION}"
@@ -131,7 +134,7 @@ def fullstep_request(
     item: str | None,
 ) -> Request:
     lines = [FULLSTEP_TASK[kind], _VIEW_NOTE]
-    shown = vertices[:200]
+    shown = vertices[:MAX_VERTICES_SHOWN]
     lines.append(
         "Vertices (id: x, y): "
         + "; ".join(f"{i}: {x:.4f}, {y:.4f}" for i, (x, y) in enumerate(shown))

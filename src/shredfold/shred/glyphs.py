@@ -47,7 +47,7 @@ def _word_char(ch: str) -> bool:
 
 
 def page_glyphs(doc: Document, settings: RenderSettings) -> PageGlyphs:
-    runs, height = page_runs(doc, settings)
+    runs, (width, height) = page_runs(doc, settings)
     chars: list[str] = []
     boxes: list[tuple[float, float, float, float]] = []
     lines: list[int] = []
@@ -83,7 +83,7 @@ def page_glyphs(doc: Document, settings: RenderSettings) -> PageGlyphs:
         boxes=np.asarray(boxes, dtype=np.float64).reshape(-1, 4),
         lines=np.asarray(lines, dtype=np.int64),
         words=np.asarray(words, dtype=np.int64),
-        width=settings.width,
+        width=width,
         height=height,
     )
 

@@ -6,6 +6,7 @@ texture is made at that size and the runs are drawn onto it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -28,7 +29,7 @@ TAB = "    "
 
 @dataclass(frozen=True)
 class Page:
-    image: Image.Image  # RGB, width = settings.width
+    image: Image.Image  # RGB, at most settings.width wide (see page_width)
     truth: str  # one drawn line per line
     truth_html: str | None  # the source table, for tables
     lang: Lang
@@ -226,7 +227,7 @@ def _cell_runs(grid: TableGrid, lang: Lang) -> list[list[Run]]:
 def _render_table(doc: Document, s: RenderSettings, rng: np.random.Generator, lang: Lang) -> Page:
     grid = table_grid(doc, s)
     height = table_height(grid, s)
-    pixels = surface(s.width, height, s.paper, s.texture, rng)
+    pixels = surface(table_width(grid, s), height, s.paper, s.texture, rng)
     for cell in grid.cells:
         if cell.header:  # a light wash, multiplied so the paper texture shows through
             left, top, right, bottom = grid.box(cell)
@@ -249,35 +250,53 @@ def table_height(grid: TableGrid, s: RenderSettings) -> int:
     return grid.layout.row_y[-1] + 2 * s.margin
 
 
+def table_width(grid: TableGrid, s: RenderSettings) -> int:
+    return _fit(s, grid.origin[0] + grid.layout.col_x[-1])
+
+
+def _fit(s: RenderSettings, content_right: float) -> int:
+    """The page width for content ending at ``content_right``: with ``fit: content`` the
+    content's box plus the margin (paper with nothing on it only makes blank scraps), never
+    wider than ``width``."""
+    if s.fit == "page":
+        return s.width
+    return min(s.width, max(2 * s.margin + 1, math.ceil(content_right) + s.margin))
+
+
 # ------------------------------------------------------------------ entry point
 
 
-def page_runs(doc: Document, settings: RenderSettings) -> tuple[list[Run], int]:
-    """Every text line of the page where it is drawn, and the page height (pure layout: no
-    texture, nothing drawn). What the renderer draws; diagnostics locate characters by it."""
+def page_runs(doc: Document, settings: RenderSettings) -> tuple[list[Run], tuple[int, int]]:
+    """Every text line of the page where it is drawn, and the page's (width, height) (pure
+    layout: no texture, nothing drawn). What the renderer draws; diagnostics locate
+    characters by it."""
     if doc.kind == "table":
         grid = table_grid(doc, settings)
-        return table_runs(grid, doc.lang), table_height(grid, settings)
+        return table_runs(grid, doc.lang), (table_width(grid, settings), table_height(grid, settings))
     runs, height = _layout_code(doc, settings) if doc.kind == "code" else _layout_prose(doc, settings, doc.lang)
     height = max(height, 2 * settings.margin + _line_height(settings.prose_font_size, settings))
-    return [Run(r.x, r.baseline, r.text, r.role, r.size, i) for i, r in enumerate(runs)], height
+    right = max((r.x + load_font(r.role, r.size).getlength(r.text) for r in runs if r.text), default=0.0)
+    numbered = [Run(r.x, r.baseline, r.text, r.role, r.size, i) for i, r in enumerate(runs)]
+    return numbered, (_fit(settings, right), height)
 
 
 def page_size(doc: Document, settings: RenderSettings) -> tuple[int, int]:
     """(width, height) of the page :func:`render_page` draws, from the layout alone (fonts
     measured, nothing drawn: a few milliseconds)."""
     if doc.kind == "table":
-        return settings.width, table_height(table_grid(doc, settings), settings)
-    return settings.width, page_runs(doc, settings)[1]
+        grid = table_grid(doc, settings)
+        return table_width(grid, settings), table_height(grid, settings)
+    return page_runs(doc, settings)[1]
 
 
 def render_page(doc: Document, settings: RenderSettings, rng: np.random.Generator) -> Page:
-    """Draw ``doc`` on a page ``settings.width`` wide and as tall as its content needs."""
+    """Draw ``doc`` on a page as tall as its content needs and ``settings.width`` wide (with
+    ``fit: content``, as wide as its content needs up to that)."""
     lang = doc.lang
     if doc.kind == "table":
         return _render_table(doc, settings, rng, lang)
-    runs, height = page_runs(doc, settings)
-    image = Image.fromarray(surface(settings.width, height, settings.paper, settings.texture, rng))
+    runs, (width, height) = page_runs(doc, settings)
+    image = Image.fromarray(surface(width, height, settings.paper, settings.texture, rng))
     draw = ImageDraw.Draw(image)
     for run in runs:
         if run.text:

@@ -20,6 +20,7 @@ from PIL import Image
 from shapely.geometry import Polygon
 
 from shredfold.corpus.document import Document
+from shredfold.shred.glyphs import page_glyphs
 from shredfold.shred.pieces import Piece, cut_pieces
 from shredfold.shred.render import Page, render_page
 from shredfold.shred.sample_folder import (
@@ -33,7 +34,7 @@ from shredfold.shred.sample_folder import (
 )
 from shredfold.shred.sample_key import PNG_OPTIONS, sample_key
 from shredfold.shred.synth import Scrap, Synthesizer, TableTop, get_synthesizer
-from shredfold.shred.voronoi import cut
+from shredfold.shred.text_cut import cut_holding_text
 from shredfold.spec import RenderSettings, SynthesisSettings
 
 __all__ = [
@@ -133,7 +134,7 @@ def build_sample(
     pixels = np.asarray(page.image)
     height, width = pixels.shape[:2]
     clock.lap("render")
-    polygons = cut(width, height, n, rng["cut"], synth.jagged)
+    polygons = cut_holding_text(width, height, n, rng["cut"], synth.jagged, page_glyphs(doc, render).boxes)
     clock.lap("cut")
     pieces = cut_pieces(pixels, polygons, rng["pose"], synth.max_rotation)
     clock.lap("pieces")

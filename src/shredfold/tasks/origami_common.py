@@ -4,7 +4,8 @@ and the design catalogue they plan from.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, ClassVar, TypeVar
 
 from shredfold.origami import ENGINE_VERSION
@@ -81,7 +82,8 @@ def catalogue(ctx: PlanContext) -> Catalogue:
     cached = getattr(ctx, "_origami_catalogue", None)
     if cached is None:
         ob = origami_spec(ctx.spec)
-        cached = load_catalogue(ob, ctx.spec.spec.seed, ctx.store, write=ctx.write)
+        with _sources(ctx):
+            cached = load_catalogue(ob, ctx.spec.spec.seed, ctx.store, write=ctx.write)
         if cached.invalid and ob.designs.on_invalid == "stop":
             raise SpecError(
                 f"{ctx.spec.path}: origami.designs: {len(cached.invalid)} design file(s) cannot "
@@ -92,6 +94,15 @@ def catalogue(ctx: PlanContext) -> Catalogue:
     return cached
 
 
+@contextmanager
+def _sources(ctx: PlanContext) -> Iterator[None]:
+    """A design source that is not there (Flat-Folder's designs not fetched) as a spec error."""
+    try:
+        yield
+    except FileNotFoundError as exc:
+        raise SpecError(f"{ctx.spec.path}: origami.designs: {exc}") from None
+
+
 ITEMS_STAGE = Stage("origami_plan_items", 1)
 
 
@@ -100,9 +111,11 @@ def planned_items(ctx: PlanContext, what: dict[str, Any], item_type: type[T], ma
     it: a plan that finds them reads them back with pydantic alone. ``what`` names
     everything besides the catalogue that shapes them."""
     ob = origami_spec(ctx.spec)
+    with _sources(ctx):
+        catalogue_id = catalogue_key(ob, ctx.spec.spec.seed)
     params = {
         **what,
-        "catalogue": catalogue_key(ob, ctx.spec.spec.seed),
+        "catalogue": catalogue_id,
         "tiers": ob.tiers.model_dump(mode="json"),
         "seed": ctx.spec.spec.seed,
         "engine": ENGINE_VERSION,

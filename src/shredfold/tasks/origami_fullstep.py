@@ -157,7 +157,7 @@ class OrigamiFullstepTask(common.OrigamiTask):
 
         import numpy as np
 
-        from shredfold.metrics.shape import aligned_iou
+        from shredfold.origami_bench.env import gs
 
         # None, not NaN: an undefined QE or an absent SS is an empty cell, ignored by averages
         out: dict[str, Any] = {"gs": 0.0, "qe": None, "ss": None, "steps": 0, "turns": 0, "invalid": 0}
@@ -169,7 +169,7 @@ class OrigamiFullstepTask(common.OrigamiTask):
         actions = [t for t in turns if t["reason"] != "stop"]
         target = np.load(io.BytesIO(job.store.read_bytes(TARGET_STAGE, ikey, "silhouette.npy")))
         final = np.load(io.BytesIO(episode.read_bytes("silhouette.npy")))
-        out["gs"] = round(aligned_iou(final, target), 6)
+        out["gs"] = gs(final, target)
         out["qe"] = sum(t["effective"] for t in actions) / len(actions) if actions else None
         out["steps"] = len(actions)
         out["turns"] = len(turns)

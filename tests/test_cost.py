@@ -188,3 +188,15 @@ def test_the_command_prints_a_row_per_model_a_total_and_its_rules(stored, capsys
     assert doc["total"]["requests"] == 1 + len(RULES) + 1
     assert doc["total"]["usd_max"] == pytest.approx(sum(m["usd_max"] for m in doc["models"]))
     assert not (store.root / ".spend").exists()  # planning wrote nothing
+
+
+def test_an_outside_set_is_priced_at_the_sizes_of_its_files(tmp_path: Path) -> None:
+    from tests.shred.outside_sets import folder_set
+
+    folder_set(tmp_path / "set")
+    spec = {"name": "bill", "shred": {"samples": {"folder": "set"}}, "models": [model("api", None, "high") | {"images": {"max_side": 8192}}]}
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    report = estimate(make_plan(load_spec(tmp_path / "spec.yaml")), None)
+    (api,) = report.models
+    # two 240x90 pieces (news_en), and the 400x300 photograph the pieces-mode model is shown
+    assert (api.requests, api.images, api.pixels) == (2, 3, 2 * 240 * 90 + 400 * 300)

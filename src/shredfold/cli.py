@@ -123,7 +123,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     for f, content in data.items():
         atomic_write_bytes(out / f, content)
     atomic_write_json(out / SHOW_MARKER, {"sample": key, "files": files})
-    print(f"sample {key} written to {out}/ (pieces/, composite.png, page.png, truth.txt)")
+    # what this sample has (an outside one has no page.png, perhaps no pieces/)
+    shown = sorted({f.split("/")[0] + ("/" if "/" in f else "") for f in files if f.endswith((".png", ".txt"))})
+    print(f"sample {key} written to {out}/ ({', '.join(shown)})")
     return 0
 
 
@@ -265,6 +267,7 @@ def _rebuild_hint(exc: CorruptObjectError, plan: Any, args: argparse.Namespace) 
 
 def cmd_job(args: argparse.Namespace) -> int:
     from shredfold.plan import load_plan
+    from shredfold.shred.outside import OutsideSetError
 
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr
@@ -299,6 +302,8 @@ def cmd_job(args: argparse.Namespace) -> int:
             logging.getLogger("shredfold.report").info("report %s: %d bytes in %.1f s", args.out[0], made["bytes"], made["seconds"])
     except CorruptObjectError as exc:
         raise UserError(f"{exc}; {_rebuild_hint(exc, plan, args)}") from None
+    except OutsideSetError as exc:  # an outside sample's file changed or broke since the plan
+        raise UserError(str(exc)) from None
     return 0
 
 

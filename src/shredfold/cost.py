@@ -205,13 +205,28 @@ def page_of(item: Any) -> tuple[int, int]:
     return _page(item.doc.model_dump_json(), item.render.model_dump_json())
 
 
+def _outside_sizes(item: Any) -> tuple[list[tuple[int, int]], tuple[int, int]]:
+    """An outside sample's pieces and composite as the plan measured its files; a composite
+    made from the pieces is estimated from their area."""
+    ref = item.outside
+    pieces = [p.size for p in ref.pieces]
+    if ref.composite is not None:
+        return pieces, ref.composite.size
+    area = COMPOSITE_AREA / PIECE_AREA * sum(w * h for w, h in pieces)
+    return pieces, (max(1, round(math.sqrt(area * 4 / 3))), max(1, round(math.sqrt(area * 3 / 4))))
+
+
 def estimate_pieces(item: Any) -> list[tuple[int, int]]:
+    if item.outside is not None:
+        return _outside_sizes(item)[0]
     w, h = page_of(item)
     side = max(1, round(math.sqrt(PIECE_AREA * w * h / item.n)))
     return [(side, side)] * item.n
 
 
 def estimate_composite(item: Any) -> tuple[int, int]:
+    if item.outside is not None:
+        return _outside_sizes(item)[1]
     w, h = page_of(item)
     area = COMPOSITE_AREA * w * h
     return max(1, round(math.sqrt(area * 4 / 3))), max(1, round(math.sqrt(area * 3 / 4)))
@@ -229,9 +244,11 @@ def _shred_text(kind: str, lang: str, n: int, images: int, composite: bool) -> i
 def shred_shapes(cell: Cell, plan: Plan, sizes: ShredSizes) -> list[Shape]:
     if plan.spec.spec.shred is not None and plan.spec.spec.shred.protocol == "paper":
         return paper_shapes(cell, sizes)
-    composite = cell.model.images.mode == "composite"
+    mode = cell.model.images.mode == "composite"
     out = []
     for item in cell.item_set.items:
+        # an outside sample given as one photograph shows it to every model (as the request does)
+        composite = mode or (item.outside is not None and not item.outside.pieces)
         images = (sizes.composite(item),) if composite else tuple(sizes.pieces(item))
         text = _shred_text(item.kind, item.lang, item.n, len(images), composite)
         out.append(Shape(text, images, text_tokens(item.doc.text)))

@@ -27,6 +27,8 @@ from shredfold.spec import (
 PATH_FIELDS: tuple[tuple[str, ...], ...] = (
     ("shred", "corpus", "folder"),
     ("shred", "corpus", "jsonl"),
+    ("shred", "samples", "folder"),
+    ("shred", "samples", "manifest"),
     ("origami", "designs", "folder"),
     ("origami", "designs", "categories"),
     ("origami", "clip", "checkpoint"),

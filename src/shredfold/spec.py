@@ -186,6 +186,29 @@ class CorpusSource(_Strict):
         return self
 
 
+class SampleSource(_Strict):
+    """Samples made elsewhere (a released data set, photographs of real shreds), read from a
+    folder laid out ``<domain>/<n>/<id>/`` or from a JSONL manifest; they replace rendering
+    for this spec (see :mod:`shredfold.shred.outside`)."""
+
+    folder: Path | None = Field(
+        default=None,
+        description="Folder laid out <domain>/<n>/<id>/ holding composite.(png|jpg|jpeg) "
+        "and/or piece_*.(png|jpg|jpeg), and one truth.(md|txt|html).",
+    )
+    manifest: Path | None = Field(
+        default=None,
+        description='JSONL, one sample a line: {"id", "domain", "n", "images": [...], '
+        '"truth": ...}; paths relative to the manifest and inside its folder.',
+    )
+
+    @model_validator(mode="after")
+    def _one_source(self) -> SampleSource:
+        if (self.folder is None) == (self.manifest is None):
+            raise ValueError("give exactly one of 'folder' and 'manifest'")
+        return self
+
+
 class ShredBenchSpec(_Strict):
     protocol: Literal["shredfold", "paper"] = Field(
         default="shredfold",
@@ -194,10 +217,22 @@ class ShredBenchSpec(_Strict):
         "ned_raw without normalisation). shredfold: each model's image mode, a per-kind "
         "instruction, scored against the text drawn on the page (normalised NED).",
     )
-    domains: list[Domain] = Field(min_length=1)
-    granularities: list[Annotated[int, Field(ge=1, le=256)]] = Field(min_length=1)
+    domains: list[Domain] = Field(
+        default_factory=list,
+        description="Domains to render (required), or, with 'samples', those of the outside "
+        "set to keep (empty: all it has).",
+    )
+    granularities: list[Annotated[int, Field(ge=1, le=256)]] = Field(
+        default_factory=list,
+        description="Numbers of pieces to cut (required), or, with 'samples', those of the "
+        "outside set to keep (empty: all it has).",
+    )
     documents_per_domain: Annotated[int, Field(ge=1)] = 4
     corpus: CorpusSource = CorpusSource()
+    samples: SampleSource | None = Field(
+        default=None,
+        description="Take the samples from an outside set instead of rendering the corpus.",
+    )
     render: RenderSettings = RenderSettings()
     render_by_domain: dict[Domain, RenderOverrides] = Field(default_factory=dict)  # type: ignore[valid-type]
     synthesis: SynthesisSettings = SynthesisSettings()
@@ -208,6 +243,16 @@ class ShredBenchSpec(_Strict):
         if len(set(v)) != len(v):
             raise ValueError("entries must be unique")
         return v
+
+    @model_validator(mode="after")
+    def _grid_or_samples(self) -> ShredBenchSpec:
+        if self.samples is None:
+            missing = [f for f in ("domains", "granularities") if not getattr(self, f)]
+            if missing:
+                raise ValueError(f"give {' and '.join(missing)} (at least one each), or 'samples'")
+        elif self.corpus != CorpusSource():  # (a plan file's round trip gives the default)
+            raise ValueError("give 'corpus' (documents to render) or 'samples' (an outside set), not both")
+        return self
 
     def render_for(self, domain: str) -> RenderSettings:
         over = self.render_by_domain.get(domain)  # type: ignore[call-overload]

@@ -309,6 +309,9 @@ def check_samples(root: Path, plan: Plan, report: Report, scratch: Path) -> None
             if not store.has(SAMPLE_STAGE, item.key):
                 continue
             folder = f"{rel.STORE}/{SAMPLE_STAGE}/{item.key[:2]}/{item.key}"
+            if item.outside is not None:
+                report.notes.append(f"{folder}: an outside sample (its source files are not part of a release); not regenerated")
+                continue
             if item.synthesis.mode != "flat":
                 report.notes.append(f"{folder}: {item.synthesis.mode}-mode samples are not byte-reproducible across CPUs; not regenerated")
                 continue

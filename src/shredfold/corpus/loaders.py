@@ -28,10 +28,12 @@ if TYPE_CHECKING:
 __all__ = [
     "FILE_EXTENSIONS",
     "CorpusError",
+    "decode_text",
     "load_builtin",
     "load_corpus",
     "load_folder",
     "load_jsonl",
+    "make_document",
     "markdown_table_to_html",
 ]
 
@@ -57,7 +59,7 @@ class CorpusError(ValueError):
 # ---------------------------------------------------------------- text checks
 
 
-def _decode(raw: bytes, where: str) -> str:
+def decode_text(raw: bytes, where: str) -> str:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -152,7 +154,7 @@ def markdown_table_to_html(text: str, where: str = "<text>") -> str:
     return "\n".join(out)
 
 
-def _make_document(
+def make_document(
     doc_id: str, domain: str, text: str, source: str, where: str, suffix: str = ""
 ) -> Document:
     if not text.strip():
@@ -192,8 +194,8 @@ def _builtin(domain: str) -> tuple[Document, ...]:
             continue
         stem = entry.name[: -len(suffix)]
         where = f"built-in {domain}/{entry.name}"
-        text = _decode(entry.read_bytes(), where)
-        docs.append(_make_document(f"{domain}/{stem}", domain, text, "builtin", where, suffix))
+        text = decode_text(entry.read_bytes(), where)
+        docs.append(make_document(f"{domain}/{stem}", domain, text, "builtin", where, suffix))
     return tuple(sorted(docs, key=lambda d: d.doc_id))
 
 
@@ -252,8 +254,8 @@ def load_folder(path: str | os.PathLike[str]) -> list[Document]:
                     raw = file.read_bytes()
                 except OSError as exc:
                     raise CorpusError(f"{file}: cannot read: {exc.strerror}") from None
-                text = _decode(raw, str(file))
-                docs.append(_make_document(doc_id, domain, text, "folder", str(file), suffix))
+                text = decode_text(raw, str(file))
+                docs.append(make_document(doc_id, domain, text, "folder", str(file), suffix))
     return sorted(docs, key=lambda d: d.doc_id)
 
 
@@ -309,7 +311,7 @@ def load_jsonl(path: str | os.PathLike[str]) -> list[Document]:
                 f"{where}: duplicate id {doc_id!r} (first on line {first_line[doc_id]})"
             )
         first_line[doc_id] = number
-        docs.append(_make_document(doc_id, domain, _normalise(obj["text"]), "jsonl", where))
+        docs.append(make_document(doc_id, domain, _normalise(obj["text"]), "jsonl", where))
     return sorted(docs, key=lambda d: d.doc_id)
 
 

@@ -227,6 +227,10 @@ def origami(inp: Inputs) -> dict[str, Any]:
 # ---------------------------------------------------------------- the sample viewer
 
 
+# The diagnostics the report shows per answer (none for an outside sample: no polygons).
+NO_DIAGNOSTICS = ("omission", "hallucination", "order_tau", "cut_word_recovery")
+
+
 def samples(inp: Inputs) -> list[dict[str, Any]]:
     """For each domain, its first document at the largest N: the scraps as presented, the
     truth with each model's omissions marked, and each answer with its hallucinations."""
@@ -254,15 +258,23 @@ def samples(inp: Inputs) -> list[dict[str, Any]]:
             continue
         obj = inp.store.object(SAMPLE_STAGE, item.key)
         public, truth, hidden = load_public(obj), load_truth(obj), load_hidden(obj)
-        glyphs = page_glyphs(item.doc, item.render)
+        # An outside sample has no layout or polygons: its answers are shown unmarked.
+        glyphs = page_glyphs(item.doc, item.render) if item.outside is None else None
         models = []
         for model, response, error in by_item.get(item.key, []):
             text = load_response(inp.store, response).text if response and not error else ""
             answer = parse_answer(text, item.kind)
+            shown = normalize(answer, item.kind)  # type: ignore[arg-type]
+            if glyphs is None:
+                models.append({
+                    "model": model, "error": error, "scores": dict.fromkeys(NO_DIAGNOSTICS, "—"),
+                    "truth": mark(truth.text, [], item.kind),
+                    "answer": mark(shown, [], item.kind),
+                })  # fmt: skip
+                continue
             d = diagnose(glyphs.chars, glyphs.boxes, glyphs.lines, glyphs.words, hidden["polygons"],
                          float(hidden["page"]["width"] * hidden["page"]["height"]),
                          skeleton(answer, item.kind), item.lang)  # fmt: skip
-            shown = normalize(answer, item.kind)  # type: ignore[arg-type]
             models.append({
                 "model": model, "error": error,
                 "truth": mark(truth.text, list(d.alignment.t2a < 0), item.kind),
@@ -271,7 +283,7 @@ def samples(inp: Inputs) -> list[dict[str, Any]]:
             })  # fmt: skip
         out.append({
             "domain": domain, "doc": item.doc.doc_id, "n": item.n, "key": item.key[:12],
-            "pieces": [image_uri(p, THUMB) for p in public.pieces], "truth": truth.text, "models": models,
+            "pieces": [image_uri(p, THUMB) for p in public.pieces or [public.composite]], "truth": truth.text, "models": models,
         })  # fmt: skip
     return out
 

@@ -96,6 +96,12 @@ def _prose_blocks(markdown: str, cjk: bool) -> Iterator[tuple[int, list[str]]]:
             yield 0, tok.content.rstrip("\n").split("\n")
 
 
+def markdown_text(markdown: str, cjk: bool) -> str:
+    """The text a reader sees in a Markdown document (markup dropped), a line per block
+    segment: what a rendered page of it shows, before wrapping."""
+    return "\n".join(seg for _, segments in _prose_blocks(markdown, cjk) for seg in segments)
+
+
 def _layout_prose(doc: Document, s: RenderSettings, lang: Lang) -> tuple[list[Run], int]:
     regular: Role = "cjk" if lang == "zh" else "prose"
     bold: Role = "cjk_bold" if lang == "zh" else "prose_bold"

@@ -1,8 +1,10 @@
 """ShredBench: read back a document that was rendered, cut into N pieces and scattered.
 
 - items: every document of each domain at each granularity N (a sample each; a set is a
-  domain at one N);
-- build: render, cut and synthesise each sample (:mod:`shredfold.shred.sample`);
+  domain at one N), or every sample of an outside set (``shred.samples``,
+  :mod:`shredfold.shred.outside`), a set per domain and N it holds;
+- build: render, cut and synthesise each sample (:mod:`shredfold.shred.sample`), or store
+  an outside one (:mod:`shredfold.shred.outside_sample`);
 - ask: one request per sample (the scraps as separate images, or one table-top image);
 - score: NED, BLEU, ROUGE-L for every domain, TEDS / TEDS-S for tables.
 
@@ -34,6 +36,7 @@ from shredfold.prompts.shred import (
     read_answer,
 )
 from shredfold.prompts.shred import VERSION as PROMPT_VERSION
+from shredfold.shred.outside import OutsideRef, OutsideSample, OutsideSetError
 from shredfold.shred.sample_folder import SAMPLE_STAGE, load_hidden, load_public, load_truth
 from shredfold.shred.sample_key import sample_key
 from shredfold.spec import RenderSettings, ResolvedSpec, SynthesisSettings
@@ -57,16 +60,18 @@ DIGITS = 6
 
 
 class ShredItem(BaseModel):
-    """One sample: a document at one granularity, with the settings that shape it."""
+    """One sample: a document at one granularity, with the settings that shape it — or,
+    for an outside sample (``outside``), the files it is made from (no render settings)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     key: str
     doc: Document
     n: int
-    render: RenderSettings
-    synthesis: SynthesisSettings
-    seed: int
+    render: RenderSettings | None = None
+    synthesis: SynthesisSettings | None = None
+    seed: int | None = None
+    outside: OutsideRef | None = None
 
     @property
     def kind(self) -> Kind:
@@ -123,6 +128,7 @@ def _glyphs(item: ShredItem) -> Any:
     # all of them in one process).
     from shredfold.shred.glyphs import page_glyphs
 
+    assert item.render is not None, "an outside sample has no layout"
     return page_glyphs(item.doc, item.render)
 
 
@@ -138,6 +144,8 @@ def diagnose_answer(pred: str, item: ShredItem, hidden: Mapping[str, Any]) -> di
     from shredfold.limits import text_cap
     from shredfold.shred.glyphs import skeleton
 
+    if item.outside is not None:
+        return {}  # no polygons: nothing says which piece holds which character
     glyphs = _glyphs(item)
     page = hidden["page"]
     if (glyphs.width, glyphs.height) != (page["width"], page["height"]):
@@ -245,7 +253,8 @@ def shred_request(cell: Cell, item: ShredItem, job: JobContext) -> Request:
         from shredfold.shred.presentation import paper_image
 
         return paper_request(paper_image(public.composite), item=item.key)
-    composite = cell.model.images.mode == "composite"
+    # an outside sample given as one photograph has no piece files: everyone sees it
+    composite = cell.model.images.mode == "composite" or not public.pieces
     images = [public.composite] if composite else list(public.pieces)
     return build_request(
         kind=item.kind, lang=item.lang, n=item.n, images=images, composite=composite, item=item.key
@@ -288,6 +297,8 @@ class ShredTask:
         sb = spec.shred
         if sb is None:
             return []
+        if sb.samples is not None:
+            return self._outside_sets(ctx)
         corpus = load_corpus(sb.corpus, list(sb.domains), sb.documents_per_domain)
         out = []
         for domain in sb.domains:
@@ -309,6 +320,37 @@ class ShredTask:
                 out.append(ItemSet(self.name, key, labels, items, fill(self.layout.set, labels)))
         return out
 
+    def _outside_sets(self, ctx: PlanContext) -> list[ItemSet]:
+        """The item sets of an outside sample set: one per (domain, n) it holds, kept to the
+        spec's domains and granularities when it names any (each named one must be there)."""
+        from shredfold.corpus.document import DOMAINS
+        from shredfold.shred.outside import Checks, read_outside
+
+        sb = ctx.spec.spec.shred
+        assert sb is not None and sb.samples is not None
+        where = sb.samples.folder or sb.samples.manifest
+        samples = read_outside(sb.samples, Checks(ctx.store, ctx.write))
+        have_domains = {s.doc.domain for s in samples}
+        have_ns = {s.n for s in samples}
+        for name, asked, have in (("domain", sb.domains, have_domains), ("N", sb.granularities, have_ns)):
+            absent = [str(a) for a in asked if a not in have]
+            if absent:
+                raise OutsideSetError(
+                    f"{where}: the spec asks for {name} {', '.join(absent)} but the set has none "
+                    f"(it has {', '.join(str(h) for h in sorted(have))})"
+                )
+        groups: dict[tuple[str, int], list[OutsideSample]] = {}
+        for s in samples:
+            if (not sb.domains or s.doc.domain in sb.domains) and (not sb.granularities or s.n in sb.granularities):
+                groups.setdefault((s.doc.domain, s.n), []).append(s)
+        out = []
+        for domain, n in sorted(groups, key=lambda g: (DOMAINS.index(g[0]), g[1])):  # type: ignore[arg-type]
+            items = tuple(ShredItem(key=s.key, doc=s.doc, n=s.n, outside=s.ref) for s in groups[domain, n])
+            labels = {"domain": domain, "n": n}
+            key = content_key("sample_set", 1, labels, [i.key for i in items])
+            out.append(ItemSet(self.name, key, labels, items, fill(self.layout.set, labels)))
+        return out
+
     def query_params(self, spec: ResolvedSpec) -> dict[str, Any]:
         if protocol(spec) == "paper":
             return {"prompt": PAPER_VERSION, "protocol": "paper"}
@@ -323,6 +365,13 @@ class ShredTask:
         from shredfold.shred.sample import make_sample
 
         def make(item: ShredItem, folder: Path) -> None:
+            if item.outside is not None:
+                from shredfold.shred.outside_sample import write_outside_sample
+
+                write_outside_sample(OutsideSample(item.key, item.doc, item.n, item.outside), folder)
+                job.log.info("outside sample %s (%s, N=%d) stored", item.key[:12], item.doc.doc_id, item.n)
+                return
+            assert item.render is not None and item.synthesis is not None and item.seed is not None
             make_sample(item.doc, item.n, item.render, item.synthesis, item.seed, folder)
             job.log.info("sample %s (%s, N=%d) made", item.key[:12], item.doc.doc_id, item.n)
 

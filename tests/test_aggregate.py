@@ -184,3 +184,22 @@ def test_pairwise_finds_no_difference_between_copies_and_names_the_better_model(
     assert shifted["p_holm"] == ned[("b", "c")]["p_holm"] == round(3 / 2001, 6)
     bleu = {(r["model_a"], r["model_b"]): r for r in as_dicts(cols, rows) if r["metric"] == "bleu"}
     assert bleu[("b", "c")]["better"] == "b"  # higher BLEU is better
+
+
+def test_pairs_compare_only_the_items_both_answered(tmp_path: Path) -> None:
+    half = {d: vs for d, vs in NEDS.items() if d in ("d0", "d1", "d2", "d3")}
+    other = {f"x{i}": [0.5, 0.5] for i in range(3)}  # no item in common with "a" or "b"
+    paths = tables(tmp_path, {
+        "a": (ShredRow, docs_rows("a", NEDS)),
+        "b": (ShredRow, docs_rows("b", {d: [v + 0.2 for v in vs] for d, vs in half.items()})),
+        "z": (ShredRow, docs_rows("z", other)),
+    })
+    cols, rows = pairwise(paths, grid_of(with_origami=False))
+    ned = {(r["model_a"], r["model_b"]): r for r in as_dicts(cols, rows) if r["metric"] == "ned"}
+    assert set(ned) == {("a", "b")}  # z shares nothing with either: no pair
+    ab = ned[("a", "b")]
+    assert (ab["items"], ab["clusters"]) == (8, 4)
+    shared = [v for vs in half.values() for v in vs]
+    assert ab["mean_a"] == round(sum(shared) / 8, 6)
+    assert ab["mean_b"] == round(sum(shared) / 8 + 0.2, 6)
+    assert ab["diff"] == -0.2 and ab["better"] == "a"

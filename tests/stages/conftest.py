@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from shredfold.plan import Plan
 from shredfold.server import ChatServer, serve
+from shredfold.stages.query import run_query
+from shredfold.store import Store
 from tests.models.samples import new_workdir, shared_samples
 
 
@@ -39,3 +43,14 @@ def oracle(work: Path) -> Iterator[Callable[..., ChatServer]]:
     for s in servers:
         s.shutdown()
         s.server_close()
+
+
+def query_all(plan: Plan, work: Path) -> list[dict]:
+    """Runs every cell's query job of ``plan`` in ``work`` and returns their manifests."""
+    store = Store(work / "results" / "store")
+    out = []
+    for cell in plan.cells:
+        path = work / cell.query_path
+        run_query(plan, cell.query_key, cell.query_where, str(path), store)
+        out.append(json.loads(path.read_text()))
+    return out

@@ -4,7 +4,6 @@ there; the budget changes no key."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,6 @@ from shredfold.models.budget import SpendLedger, ledger_path
 from shredfold.plan import Plan, load_plan, make_plan, write_plan
 from shredfold.resolve import load_spec
 from shredfold.server import ChatServer, read_log
-from shredfold.stages.query import run_query
 from shredfold.store import Store
 from tests.models.samples import (
     ITEMS,
@@ -24,6 +22,7 @@ from tests.models.samples import (
     write_model,
     write_spec,
 )
+from tests.stages.conftest import query_all
 
 MAX_TOKENS = 4096
 PRICE_OUT = 4.0  # $ per million output tokens; input is free, so a call's worst case is exact:
@@ -37,16 +36,6 @@ def plan_for(work: Path, url: str, **over: object) -> Plan:
               "decoding": {"max_tokens": MAX_TOKENS}, "max_concurrency": 1, **over}  # fmt: skip
     write_model(work, "oracle-http", **http_model(url, **fields))
     return make_plan(load_spec(write_spec(work, ["oracle-http"])))
-
-
-def query_all(plan: Plan, work: Path) -> list[dict]:
-    store = Store(work / "results" / "store")
-    out = []
-    for cell in plan.cells:
-        path = work / cell.query_path
-        run_query(plan, cell.query_key, cell.query_where, str(path), store)
-        out.append(json.loads(path.read_text()))
-    return out
 
 
 def items(manifests: list[dict]) -> list[dict]:

@@ -3,7 +3,6 @@ model files say so, and an API key a server echoes never reaches a manifest, the
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 
@@ -11,24 +10,13 @@ from shredfold.models.secrets import MIN_PREFIX
 from shredfold.plan import Plan, make_plan
 from shredfold.resolve import load_spec
 from shredfold.server import ChatServer, read_log
-from shredfold.stages.query import run_query
-from shredfold.store import Store
 from tests.models.samples import http_model, write_model, write_spec
+from tests.stages.conftest import query_all
 
 
 def plan_for(work: Path, model_id: str, url: str, **over: object) -> Plan:
     write_model(work, model_id, **http_model(url, **over))
     return make_plan(load_spec(write_spec(work, [model_id], f"{model_id}.yaml")))
-
-
-def query_all(plan: Plan, work: Path) -> list[dict]:
-    store = Store(work / "results" / "store")
-    out = []
-    for cell in plan.cells:
-        path = work / cell.query_path
-        run_query(plan, cell.query_key, cell.query_where, str(path), store)
-        out.append(json.loads(path.read_text()))
-    return out
 
 
 def asked(server: ChatServer) -> int:

@@ -90,35 +90,99 @@ def test_crease_pattern_colours_mountains_and_valleys_apart():
     assert (214, 39, 40) in colours and (31, 119, 180) in colours and (0, 0, 0) in colours
 
 
-def test_folded_kite_shows_its_layers_where_the_geometry_puts_them():
+def test_folded_kite_shows_only_its_top_layer_as_opaque_paper():
     # The kite's root face is flap 0 (sheet coordinates, unmoved), so the body is reflected
     # across the crease y = T x and lies on top, seen from its back. Folded, the kite is the
     # quadrilateral (0, 0), (1, -T), (sqrt 2, 0), (1, T): the two flaps (area T/2 each) lie
-    # under the body's near half, and the body's far triangle (area 1 - 2T) is one layer.
+    # under the body's near half, hidden, so the whole kite shows the back colour.
     _, geom, layers = _folded("kite")
     size = 128
     img = np.asarray(draw_folded(geom, layers.face_orders, size))
     style = DEFAULT_STYLE
     scale = size * (1 - 2 * style.margin) / math.sqrt(2)  # pixels per unit; width sqrt 2
-    back = np.array(style.back, float)
-    one_layer = tuple(int(v) for v in np.round(back))  # the deepest cell has 2 layers
-    two_layers = tuple(int(v) for v in np.round(back * 0.65))
+    back = tuple(style.back)
 
     def pixel(x: float, y: float) -> tuple[int, ...]:
         col = size / 2 + scale * (x - math.sqrt(2) / 2)
         row = size / 2 - scale * y
         return tuple(img[int(row), int(col)].tolist())
 
-    assert pixel(0.5, 0.1) == two_layers and pixel(0.5, -0.1) == two_layers
-    # either side of the body's flat diagonal (y = 0, drawn as an edge between its faces)
-    assert pixel(1.2, 0.05) == one_layer and pixel(1.2, -0.05) == one_layer
+    # over the hidden flaps and over the single layer alike: the body's back, one colour
+    assert pixel(0.5, 0.1) == back and pixel(0.5, -0.1) == back
+    assert pixel(1.2, 0.05) == back and pixel(1.2, -0.05) == back
     assert pixel(0.1, 0.3) == tuple(style.background)  # outside the kite
     colours = img.reshape(-1, 3)
-    count = {c: int((colours == c).all(axis=1).sum()) for c in (one_layer, two_layers)}
+    paper = int((colours == back).all(axis=1).sum())
     edges = int((colours == 0).all(axis=1).sum())
-    # each region's area in pixels, less the one-pixel edge lines drawn over its outline
-    assert count[two_layers] == pytest.approx(T * scale**2, rel=0.12)
-    assert count[one_layer] == pytest.approx((1 - 2 * T) * scale**2, rel=0.12)
-    assert count[two_layers] + count[one_layer] + edges == pytest.approx((1 - T) * scale**2, rel=0.03)
+    # the kite's area in pixels, the outline (and the body's flat diagonal) drawn over it
+    assert paper + edges == pytest.approx((1 - T) * scale**2, rel=0.03)
     # nothing of the front side shows: the flaps are hidden under the body
     assert not (colours == np.array(style.front)).all(axis=1).any()
+
+
+# ------------------------------------------------------------ mountain and valley, hand-checked
+
+FRAME = (-0.5, -0.5, 1.5, 1.5)  # the benchmark's fixed view
+
+
+def _fold_pixels(folds: list[tuple[tuple[float, float], tuple[float, float], str]], size: int = 256):
+    """The drawing of the square after ``folds`` and a lookup of the pixel at a point."""
+    from shredfold.origami import FoldState, fold, square_sheet
+
+    state = square_sheet()
+    for start, end, assignment in folds:
+        state = fold(state, start, end, assignment)
+        assert isinstance(state, FoldState), state
+    img = np.asarray(draw_folded(state.geometry, state.layers.face_orders, size, bounds=FRAME))
+    scale = size * (1 - 2 * DEFAULT_STYLE.margin) / 2
+
+    def pixel(x: float, y: float) -> tuple[int, ...]:
+        col = size / 2 + scale * (x - 0.5)
+        row = size / 2 - scale * (y - 0.5)
+        return tuple(img[int(row), int(col)].tolist())
+
+    return img, pixel
+
+
+FRONT, BACK = tuple(DEFAULT_STYLE.front), tuple(DEFAULT_STYLE.back)
+PAPER_EDGE, EMPTY = tuple(DEFAULT_STYLE.boundary), tuple(DEFAULT_STYLE.background)
+
+
+def test_a_valley_along_the_diagonal_shows_the_back_of_the_flap_in_front():
+    # left of (0,0) -> (1,1) is the upper-left triangle; it turns over onto the lower right
+    _, pixel = _fold_pixels([((0, 0), (1, 1), "V")])
+    assert pixel(0.75, 0.25) == BACK and pixel(0.6, 0.1) == BACK
+    assert pixel(0.25, 0.75) == EMPTY  # where the flap was
+
+
+def test_a_mountain_along_the_diagonal_hides_the_flap_behind():
+    img, pixel = _fold_pixels([((0, 0), (1, 1), "M")])
+    assert pixel(0.75, 0.25) == FRONT and pixel(0.6, 0.1) == FRONT
+    assert pixel(0.25, 0.75) == EMPTY
+    colours = {tuple(c) for c in img.reshape(-1, 3).tolist()}
+    assert colours == {FRONT, PAPER_EDGE, EMPTY}  # one triangle of front, its outline
+
+
+def test_a_mountain_flap_shows_only_beyond_the_layers_in_front():
+    # the left three quarters turn over onto the right: behind the strip 0.75..1 they are
+    # hidden; beyond x = 1 nothing covers them, and they show their back
+    _, pixel = _fold_pixels([((0.75, 0), (0.75, 1), "M")])
+    assert pixel(0.9, 0.5) == FRONT and pixel(1.2, 0.5) == BACK
+    assert pixel(1.0, 0.5) == PAPER_EDGE  # where the strip in front ends
+    _, pixel = _fold_pixels([((0.75, 0), (0.75, 1), "V")])
+    assert pixel(0.9, 0.5) == BACK and pixel(1.2, 0.5) == BACK
+    assert pixel(1.0, 0.5) == BACK  # one flap over all: no edge at x = 1
+
+
+def test_a_corner_folded_in_front_of_a_book_fold_shows_its_outline_and_behind_does_not():
+    # book fold (both outer sides show the back), then the top-left corner along
+    # (0.5, 0.75) -> (0.75, 1): it lands on the triangle (0.5, 0.75), (0.75, 1), (0.75, 0.75)
+    book = ((0.5, 0), (0.5, 1), "V")
+    _, valley = _fold_pixels([book, ((0.5, 0.75), (0.75, 1), "V")])
+    _, mountain = _fold_pixels([book, ((0.5, 0.75), (0.75, 1), "M")])
+    for pixel in (valley, mountain):
+        assert pixel(0.7, 0.8) == BACK and pixel(0.8, 0.4) == BACK  # same side up everywhere
+        assert pixel(0.55, 0.95) == EMPTY  # the corner is gone from its place
+    # the flap's lower and right edges: drawn when it lies in front, hidden behind
+    assert valley(0.65, 0.75) == PAPER_EDGE and valley(0.75, 0.85) == PAPER_EDGE
+    assert mountain(0.65, 0.75) == BACK and mountain(0.75, 0.85) == BACK

@@ -108,13 +108,15 @@ def draw_folded(
     style: Style = DEFAULT_STYLE,
     bounds: Bounds | None = None,
 ) -> Image.Image:
-    """The folded state seen from above: each cell shows its top face, front or back colour,
-    darker where more layers lie underneath; visible edges drawn where the top face changes."""
+    """The folded state seen from above, as opaque paper: each cell shows the side of its
+    top face that faces the viewer (front or back colour), and edges are drawn where the top
+    face changes. Layers under the top face are hidden, as they are on real paper: a valley
+    brings its flap to the front (the flap's other side shows, with its edges), a mountain
+    sends it behind, where only what sticks out beyond the layers in front can be seen."""
     cells = build_cells(geometry)
     arr = cells.arrangement
     above = _above_map(geometry, face_orders)
     top = [_top_face(faces, above) for faces in cells.cell_faces]
-    depth_max = max((len(f) for f in cells.cell_faces), default=1)
     if bounds is None:
         bounds = tuple(folded_silhouette(geometry).bounds)  # type: ignore[assignment]
     frame = _Frame(bounds, size, style.margin)
@@ -124,14 +126,14 @@ def draw_folded(
     for c, poly in enumerate(polys):
         if top[c] < 0:
             continue
-        base = np.array(style.back if geometry.flipped[top[c]] else style.front, float)
-        shade = 1.0 - 0.35 * (len(cells.cell_faces[c]) - 1) / max(depth_max - 1, 1)
-        draw.polygon(frame(poly), fill=tuple(int(v) for v in np.round(base * shade)))
+        draw.polygon(frame(poly), fill=style.back if geometry.flipped[top[c]] else style.front)
+    # edges a little wider on larger pictures, so a flap's outline survives downscaling
+    width = max(1, round(size / 128))
     for s, (c1, c2) in enumerate(cells.segment_cells.tolist()):
         t1 = top[c1] if c1 >= 0 else -1
         t2 = top[c2] if c2 >= 0 else -1
         if t1 != t2:
-            draw.line(frame(arr.points[arr.edges[s]]), fill=style.boundary, width=1)
+            draw.line(frame(arr.points[arr.edges[s]]), fill=style.boundary, width=width)
     return img
 
 

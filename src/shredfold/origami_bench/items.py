@@ -12,7 +12,8 @@ from pydantic import BaseModel, ConfigDict
 from shredfold.origami_bench.design import Design
 from shredfold.prompts.origami import LETTERS
 
-MCQ_STAGE, MCQ_VERSION = "origami_mcq", 1
+# 2: options must differ clearly in pixels (mcq.MIN_DIFFERENT_SHARE); dropped items
+MCQ_STAGE, MCQ_VERSION = "origami_mcq", 2
 
 Variant = Literal["mcq_assoc", "mcq_causal"]
 

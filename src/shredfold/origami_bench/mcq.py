@@ -7,6 +7,7 @@ from a generator seeded by the item's key.
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,6 +24,18 @@ from shredfold.store import Readable, content_key, readable
 
 if TYPE_CHECKING:
     from shredfold.origami import FoldState
+
+# The gate on what a model sees: two pictures of an item count as different when at least
+# MIN_DIFFERENT_SHARE of their pixels differ by more than PIXEL_TOLERANCE in some channel.
+# 0.5% of a 256-pixel picture is ~330 pixels: a flap of 18 x 18 pixels, or a 2-pixel edge
+# 160 pixels long. Below it two options differ by a hairline or a sliver (a mountain and a
+# valley fold of a symmetric stack differ only by the flap's outline, often ~100 pixels),
+# which a model can miss or take for noise (issue 14: 27 of 83 such items were coin flips).
+# The tolerance sits far below the smallest colour step of the drawing (white background vs
+# cream front: 55) and far above PNG or anti-aliasing noise (none: the drawing is exact).
+MIN_DIFFERENT_SHARE = 0.005
+PIXEL_TOLERANCE = 32
+
 
 def rng_for(key: str) -> np.random.Generator:
     return np.random.default_rng(int(key[:16], 16))
@@ -77,6 +90,26 @@ class McqItem:
     options: tuple[bytes, ...]
     answer: str
     kinds: tuple[str, ...]  # what each option is: "answer", "later", "earlier", "other-assignment", …
+    rejected: tuple[str, ...] = ()  # kinds of candidates the gate turned away (replaced by later ones)
+
+
+class McqDropped(ValueError):
+    """An item that cannot be made answerable from its pictures (the reason says why)."""
+
+
+def picture(png: bytes) -> np.ndarray:
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=np.int16)
+
+
+def different_share(a: np.ndarray, b: np.ndarray) -> float:
+    """Share of pixels that differ clearly between two decoded pictures of one size."""
+    return float((np.abs(a - b).max(axis=2) > PIXEL_TOLERANCE).mean())
+
+
+def distinct(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and different_share(a, b) >= MIN_DIFFERENT_SHARE
 
 
 def _nearby(state: FoldState, s: SimpleFold, rng: np.random.Generator) -> FoldState | None:
@@ -105,16 +138,25 @@ def build_mcq(spec: McqSpec, designs: Sequence[Design], size: int, cache: StateC
     steps = spec.design.steps() or []
     ref, right = states[spec.k], states[spec.k + 1]
     ref_png, right_png = render_folded(ref, size), render_folded(right, size)
-    taken = {ref_png, right_png}
+    taken = [picture(ref_png), picture(right_png)]
+    if not distinct(*taken):
+        raise McqDropped(
+            f"the answer differs from the reference in {different_share(*taken):.2%} of the "
+            f"pixels (< {MIN_DIFFERENT_SHARE:.1%})"
+        )
     distractors: list[tuple[str, bytes]] = []
+    rejected: list[str] = []
 
     def offer(kind: str, st: FoldState | None) -> None:
         if st is None or len(distractors) >= 3:
             return
         png = render_folded(st, size)
-        if png not in taken:
-            taken.add(png)
+        pic = picture(png)
+        if all(distinct(pic, t) for t in taken):
+            taken.append(pic)
             distractors.append((kind, png))
+        else:
+            rejected.append(kind)
 
     if spec.variant == "mcq_causal":
         nxt = steps[spec.k]
@@ -138,26 +180,36 @@ def build_mcq(spec: McqSpec, designs: Sequence[Design], size: int, cache: StateC
         pre = cache.prefixes(d)
         offer("unrelated", pre[int(rng.integers(1, len(pre)))])
     if len(distractors) < 3:
-        raise ValueError(f"item {spec.key[:12]}: could not find three distinct distractors")
+        raise McqDropped(f"found {len(distractors)} distractors clearly distinct from the other pictures, not 3")
     options: list[tuple[str, bytes]] = list(distractors)
     options.insert(spec.answer, ("answer", right_png))
-    return McqItem(ref_png, tuple(p for _, p in options), spec.letter, tuple(k for k, _ in options))
+    return McqItem(
+        ref_png, tuple(p for _, p in options), spec.letter, tuple(k for k, _ in options), tuple(rejected)
+    )
 
 
-def write_mcq(item: McqItem, folder: str | Path) -> None:
+def write_mcq(item: McqItem | McqDropped, folder: str | Path) -> None:
+    """An item's pictures and item.json; a dropped item is an item.json saying why."""
     out = Path(folder)
-    (out / "reference.png").write_bytes(item.reference)
-    for letter, png in zip(LETTERS, item.options, strict=True):
-        (out / f"option_{letter}.png").write_bytes(png)
-    (out / "item.json").write_text(json.dumps({"answer": item.answer, "kinds": list(item.kinds)}))
+    if isinstance(item, McqDropped):
+        (out / "item.json").write_text(json.dumps({"dropped": str(item)}))
+        return
+    for name, png in (("reference", item.reference), *((f"option_{c}", p) for c, p in zip(LETTERS, item.options, strict=True))):
+        (out / f"{name}.png").write_bytes(png)
+    meta = {"answer": item.answer, "kinds": list(item.kinds), "rejected": list(item.rejected)}
+    (out / "item.json").write_text(json.dumps(meta))
 
 
-def read_mcq(src: Readable | str | Path) -> McqItem:
+def read_mcq(src: Readable | str | Path) -> McqItem | None:
+    """A stored item (None: the build dropped it; its item.json says why)."""
     f = readable(src)
     meta = json.loads(f.read_text("item.json"))
+    if "dropped" in meta:
+        return None
     return McqItem(
         f.read_bytes("reference.png"),
         tuple(f.read_bytes(f"option_{c}.png") for c in LETTERS),
         meta["answer"],
         tuple(meta["kinds"]),
+        tuple(meta.get("rejected", ())),
     )

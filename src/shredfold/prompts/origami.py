@@ -1,7 +1,7 @@
 """OrigamiBench prompt templates (versioned) and answer parsing.
 
-Templates: ``origami-mcq/v1`` (one-step multiple choice) and ``origami-fold/v1`` /
-``origami-crease/v1`` (one turn of a full-step episode; the action kind is in the name).
+Templates: ``origami-mcq/v2`` (one-step multiple choice) and ``origami-fold/v2`` /
+``origami-crease/v2`` (one turn of a full-step episode; the action kind is in the name).
 Bump ``VERSION`` when any wording changes: it is part of every response key.
 
 Parsing is tolerant of what surrounds the JSON (code fences, prose, a ``<think>`` block) and
@@ -19,7 +19,7 @@ from typing import Any, Literal
 from shredfold.calls import Message, Request
 from shredfold.limits import MAX_ANSWER_CHARS
 
-VERSION = "v1"
+VERSION = "v2"  # v2: folded pictures are opaque paper (no darker overlaps)
 LETTERS = "ABCD"
 
 SYSTEM = (
@@ -37,7 +37,8 @@ MCQ_TASK = (
 _VIEW_NOTE = (
     "Folded-state pictures show the square region from (-0.5, -0.5) to (1.5, 1.5), y up; the "
     "unfolded sheet is the unit square from (0, 0) to (1, 1). The front of the paper is cream, "
-    "the back is blue, darker where more layers overlap. Crease pattern: mountain red "
+    "the back is blue; the paper is opaque, so only the side of the top layer shows, with "
+    "black lines along the edges of the layers in view. Crease pattern: mountain red "
     "dash-dot, valley blue dashed."
 )
 

@@ -5,8 +5,10 @@ same sequence: a later or earlier step, the other assignment, a nearby line).
 - items: ``mcq_items`` item specs per variant over the designs with a fold sequence, split by
   tier;
 - build: fold and draw the reference and the four options (:mod:`shredfold.origami_bench.mcq`);
-- ask: one request per item;
-- score: accuracy; an unparsable answer counts as wrong and invalid.
+  options too close to another picture are replaced, and an item that cannot be made
+  answerable from its pictures is dropped (its item.json says why);
+- ask: one request per item that was not dropped;
+- score: accuracy over those items; an unparsable answer counts as wrong and invalid.
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ class OrigamiMcqTask(common.OrigamiTask):
 
     def build(self, item_set: ItemSet, job: JobContext) -> dict[str, int]:
         from shredfold.origami_bench.catalogue import load_catalogue
-        from shredfold.origami_bench.mcq import StateCache, build_mcq, write_mcq
+        from shredfold.origami_bench.mcq import McqDropped, StateCache, build_mcq, write_mcq
 
         ob = common.origami_spec(job.spec)
         cache = StateCache()
@@ -90,7 +92,12 @@ class OrigamiMcqTask(common.OrigamiTask):
         def make(item: McqSpec, tmp: Path) -> None:
             if not designs:
                 designs.extend(load_catalogue(ob, job.spec.spec.seed, job.store).designs)
-            write_mcq(build_mcq(item, designs, ob.image_size, cache), tmp)
+            try:
+                built: Any = build_mcq(item, designs, ob.image_size, cache)
+            except McqDropped as exc:
+                job.log.info("item %s (%s, step %d) dropped: %s", item.key[:12], item.design.id, item.k, exc)
+                built = exc
+            write_mcq(built, tmp)
 
         return build_each(item_set.items, MCQ_STAGE, job.store, make)
 
@@ -100,6 +107,8 @@ class OrigamiMcqTask(common.OrigamiTask):
         rows: list[dict[str, Any]] = []
         for ikey in cell.item_set.item_keys:
             item = read_mcq(job.store.object(MCQ_STAGE, ikey))
+            if item is None:
+                continue  # dropped at build time: nothing to ask
             try:
                 answer = asker.ask(mcq_request(item.reference, list(item.options), item=ikey))
             except ModelCallError as exc:
@@ -112,11 +121,14 @@ class OrigamiMcqTask(common.OrigamiTask):
     def score(self, cell: Cell, answers: Mapping[str, dict[str, Any]], job: JobContext) -> list[Row]:
         rows: list[Row] = []
         for item in cell.item_set.items:
+            meta = job.store.get_json(MCQ_STAGE, item.key, "item.json")
+            if "dropped" in meta:
+                continue  # not an item a model could answer from its pictures
             q = answers.get(item.key, {"error": "not run"})
             out: dict[str, Any] = {"correct": 0.0, "steps": 1, "turns": 1, "invalid": 0}
             if q.get("error") is None and q.get("response"):
                 response = load_response(job.store, q["response"])
-                right = job.store.get_json(MCQ_STAGE, item.key, "item.json")["answer"]
+                right = meta["answer"]
                 try:
                     out["correct"] = float(parse_mcq(response.text) == right)
                 except AnswerError:

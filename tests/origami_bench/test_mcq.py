@@ -14,13 +14,14 @@ from shredfold.origami_bench.env import render_folded
 from shredfold.origami_bench.items import McqSpec
 from shredfold.origami_bench.mcq import (
     MIN_DIFFERENT_SHARE,
+    ONE_FOLD_FIT,
     McqDropped,
     StateCache,
     build_mcq,
     different_share,
     distinct,
-    picture,
 )
+from shredfold.origami_bench.picker import Picture, decode, fold_fit
 from shredfold.origami_bench.procedural import replay
 from shredfold.store import content_key
 
@@ -35,9 +36,9 @@ def _design(sequence: list[dict], name: str = "test/house"):
     return base.model_copy(update={"id": name, "key": key, "sequence": tuple(sequence), "tier": "easy"})
 
 
-def _spec(design, k: int, answer: int = 0) -> McqSpec:
-    key = content_key("test_mcq", 1, {"k": k, "answer": answer}, [design.key])
-    return McqSpec(key=key, variant="mcq_causal", index=0, design=design, k=k, answer=answer, tier="easy")
+def _spec(design, k: int, answer: int = 0, variant: str = "mcq_causal") -> McqSpec:
+    key = content_key("test_mcq", 1, {"k": k, "answer": answer, "variant": variant}, [design.key])
+    return McqSpec(key=key, variant=variant, index=0, design=design, k=k, answer=answer, tier="easy")
 
 
 def test_the_gate_tells_a_flap_in_front_from_one_behind_only_by_its_outline_and_rejects_it() -> None:
@@ -45,21 +46,25 @@ def test_the_gate_tells_a_flap_in_front_from_one_behind_only_by_its_outline_and_
     # shows the same colour, and the pictures differ only by the flap's two edges
     book = replay(_design([BOOK]).steps())[-1]
     valley, mountain = (fold(book, (0.5, 0.75), (0.75, 1.0), a) for a in "VM")
-    v, m, ref = (picture(render_folded(s, SIZE)) for s in (valley, mountain, book))
+    v, m, ref = (decode(render_folded(s, SIZE)) for s in (valley, mountain, book))
     assert 0 < different_share(v, m) < MIN_DIFFERENT_SHARE
     assert not distinct(v, m) and not distinct(v, v)
     assert distinct(v, ref) and distinct(m, ref)  # the corner is gone from the outline
 
 
 def test_the_gate_counts_clear_differences_only() -> None:
-    a = np.full((100, 100, 3), 255, np.int16)
-    b = a.copy()
+    white = np.full((100, 100, 3), 255, np.int16)
+    b = white.copy()
     b[:10, :10] = 250  # a faint tint over 1%: not a difference a model can rely on
-    assert different_share(a, b) == 0.0
+
+    def pic(rgb: np.ndarray) -> Picture:
+        return Picture(rgb, np.any(rgb != 255, axis=2))
+
+    assert different_share(pic(white), pic(b)) == 0.0
     b[:4, :10] = 0  # 0.4% clearly different: still too few
-    assert different_share(a, b) == pytest.approx(0.004) and not distinct(a, b)
+    assert different_share(pic(white), pic(b)) == pytest.approx(0.004) and not distinct(pic(white), pic(b))
     b[:6, :10] = 0
-    assert distinct(a, b)
+    assert distinct(pic(white), pic(b))
 
 
 def test_an_other_assignment_distractor_that_looks_like_the_answer_is_replaced() -> None:
@@ -67,8 +72,8 @@ def test_an_other_assignment_distractor_that_looks_like_the_answer_is_replaced()
     cache = StateCache()
     item = build_mcq(_spec(design, k=1, answer=2), [design, *builtin_designs()], SIZE, cache)
     assert item.kinds[2] == "answer" and item.answer == "C"
-    assert "other-assignment" in item.rejected and "other-assignment" not in item.kinds
-    pictures = [picture(p) for p in (item.reference, *item.options)]
+    assert "other-assignment:close" in item.rejected and "other-assignment" not in item.kinds
+    pictures = [decode(p) for p in (item.reference, *item.options)]
     for a, b in itertools.combinations(pictures, 2):
         assert different_share(a, b) >= MIN_DIFFERENT_SHARE
 
@@ -78,3 +83,17 @@ def test_an_item_whose_fold_barely_shows_is_dropped() -> None:
     design = _design([BOOK, tiny], name="test/tiny")
     with pytest.raises(McqDropped, match="differs from the reference"):
         build_mcq(_spec(design, k=1), [design, *builtin_designs()], SIZE, StateCache())
+
+
+def test_from_the_blank_sheet_no_other_design_s_first_fold_is_offered() -> None:
+    # every one-fold state of any design is one fold of the blank sheet: offered beside the
+    # answer, it would be a second right option
+    designs = [d.model_copy(update={"tier": "easy"}) for d in builtin_designs()]
+    diagonal = next(d for d in designs if d.id == "builtin/diagonal-fold")
+    item = build_mcq(_spec(diagonal, k=0, variant="mcq_assoc"), designs, SIZE, StateCache())
+    assert item.kinds.count("unrelated") == 3
+    assert any(r == "unrelated:one-fold" for r in item.rejected)
+    ref = decode(item.reference)
+    fits = {i: fold_fit(ref, decode(p)).score for i, p in enumerate(item.options)}
+    assert fits[item.kinds.index("answer")] >= ONE_FOLD_FIT
+    assert all(f < ONE_FOLD_FIT for i, f in fits.items() if item.kinds[i] != "answer")

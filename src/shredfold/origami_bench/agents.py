@@ -8,7 +8,7 @@
 - ``origami-random``: a random valid fold each turn (MCQ: a random letter).
 - ``origami-search``: greedy search on silhouette IoU with the target image, one fold of
   lookahead over the lines through two outline corners and the bisectors of two corners
-  (MCQ: the option whose silhouette overlaps the reference's most, without alignment).
+  (MCQ: the option that is one fold of the reference in its pictures, :mod:`.picker`).
 
 Agents that play full-step episodes rebuild the current state from the accepted actions
 listed in the prompt with the engine, so they need nothing the prompt does not say.
@@ -136,11 +136,9 @@ class OrigamiSearch(_Agent):
     name = "origami-search"
 
     def choose(self, request: Request) -> str:
-        from shredfold.metrics.shape import iou, mask_from_png
+        from shredfold.origami_bench.picker import choose
 
-        ref, *options = [mask_from_png(p) for p in request.images]
-        scores = [iou(o, ref) if not np.array_equal(o, ref) else -1.0 for o in options]
-        return LETTERS[int(np.argmax(scores))]
+        return LETTERS[choose(request.images).index]  # the pictures only, as a model sees them
 
     def act(self, request: Request, kind: str) -> dict[str, Any]:
         from shredfold.metrics.shape import aligned_iou, drawing_bounds, mask_from_png, rasterize

@@ -7,7 +7,6 @@ from a generator seeded by the item's key.
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ import numpy as np
 from shredfold.origami import ENGINE_VERSION
 from shredfold.origami_bench.design import TIERS, Design, SimpleFold
 from shredfold.origami_bench.items import MCQ_STAGE, MCQ_VERSION, McqSpec, Variant
+from shredfold.origami_bench.picker import Picture, decode, fold_fit
 from shredfold.prompts.origami import LETTERS
 from shredfold.store import Readable, content_key, readable
 
@@ -35,6 +35,12 @@ if TYPE_CHECKING:
 # cream front: 55) and far above PNG or anti-aliasing noise (none: the drawing is exact).
 MIN_DIFFERENT_SHARE = 0.005
 PIXEL_TOLERANCE = 32
+# An option from another design must not itself be one simple fold of the reference: from
+# the blank sheet every one-fold state of any design is, and the prompt promises exactly
+# one such option. The picker's fit (outline IoU along the best hull line, times the share
+# of untouched pixels that agree) is >= 0.91 for every answer of the default spec's causal
+# items and near 1 for such look-alikes.
+ONE_FOLD_FIT = 0.85
 
 
 def rng_for(key: str) -> np.random.Generator:
@@ -90,26 +96,20 @@ class McqItem:
     options: tuple[bytes, ...]
     answer: str
     kinds: tuple[str, ...]  # what each option is: "answer", "later", "earlier", "other-assignment", …
-    rejected: tuple[str, ...] = ()  # kinds of candidates the gate turned away (replaced by later ones)
+    rejected: tuple[str, ...] = ()  # "kind:why" of candidates the gates turned away (later ones replaced them)
 
 
 class McqDropped(ValueError):
     """An item that cannot be made answerable from its pictures (the reason says why)."""
 
 
-def picture(png: bytes) -> np.ndarray:
-    from PIL import Image
-
-    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=np.int16)
-
-
-def different_share(a: np.ndarray, b: np.ndarray) -> float:
+def different_share(a: Picture, b: Picture) -> float:
     """Share of pixels that differ clearly between two decoded pictures of one size."""
-    return float((np.abs(a - b).max(axis=2) > PIXEL_TOLERANCE).mean())
+    return float((np.abs(a.rgb - b.rgb).max(axis=2) > PIXEL_TOLERANCE).mean())
 
 
-def distinct(a: np.ndarray, b: np.ndarray) -> bool:
-    return a.shape == b.shape and different_share(a, b) >= MIN_DIFFERENT_SHARE
+def distinct(a: Picture, b: Picture) -> bool:
+    return a.rgb.shape == b.rgb.shape and different_share(a, b) >= MIN_DIFFERENT_SHARE
 
 
 def _nearby(state: FoldState, s: SimpleFold, rng: np.random.Generator) -> FoldState | None:
@@ -138,7 +138,7 @@ def build_mcq(spec: McqSpec, designs: Sequence[Design], size: int, cache: StateC
     steps = spec.design.steps() or []
     ref, right = states[spec.k], states[spec.k + 1]
     ref_png, right_png = render_folded(ref, size), render_folded(right, size)
-    taken = [picture(ref_png), picture(right_png)]
+    taken = [decode(ref_png), decode(right_png)]
     if not distinct(*taken):
         raise McqDropped(
             f"the answer differs from the reference in {different_share(*taken):.2%} of the "
@@ -151,12 +151,14 @@ def build_mcq(spec: McqSpec, designs: Sequence[Design], size: int, cache: StateC
         if st is None or len(distractors) >= 3:
             return
         png = render_folded(st, size)
-        pic = picture(png)
-        if all(distinct(pic, t) for t in taken):
+        pic = decode(png)
+        if not all(distinct(pic, t) for t in taken):
+            rejected.append(f"{kind}:close")
+        elif kind == "unrelated" and fold_fit(taken[0], pic).score >= ONE_FOLD_FIT:
+            rejected.append(f"{kind}:one-fold")
+        else:
             taken.append(pic)
             distractors.append((kind, png))
-        else:
-            rejected.append(kind)
 
     if spec.variant == "mcq_causal":
         nxt = steps[spec.k]

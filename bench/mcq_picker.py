@@ -1,0 +1,83 @@
+"""Accuracy of the built-in MCQ pickers on a spec's one-step items, and what the item gates
+did (distractors replaced, items dropped). Items are planned and built as the pipeline's
+origami_mcq task does (catalogue, plan_mcq, build_mcq); the agents answer the request a
+model is sent (mcq_request), through their adapters.
+
+Run: python bench/mcq_picker.py [--spec specs/default.yaml] [--items N] [--store results/store]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import Counter
+from pathlib import Path
+
+from shredfold.models.builtin.origami_agents import OrigamiRandom, OrigamiSearch
+from shredfold.origami_bench.catalogue import load_catalogue
+from shredfold.origami_bench.mcq import McqDropped, StateCache, build_mcq, plan_mcq
+from shredfold.prompts.origami import AnswerError, mcq_request, parse_mcq
+from shredfold.spec import ModelConfig, read_spec
+from shredfold.store import Store
+
+AGENTS = {"origami-search": OrigamiSearch, "origami-random": OrigamiRandom}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--spec", type=Path, default=Path("specs/default.yaml"))
+    ap.add_argument("--items", type=int, default=None, help="items per variant (default: the spec's)")
+    ap.add_argument("--store", type=Path, default=None, help="read a cached catalogue from this store")
+    args = ap.parse_args()
+    spec, _ = read_spec(args.spec)
+    ob = spec.origami
+    if ob is None:
+        raise SystemExit(f"{args.spec}: the spec has no origami section")
+    store = Store(args.store) if args.store else None
+    designs = list(load_catalogue(ob, spec.seed, store).designs)
+    agents = {name: cls(ModelConfig(id=name, adapter=name), None) for name, cls in AGENTS.items()}
+    cache = StateCache()
+    n_items = args.items or ob.mcq_items
+    for variant in ("mcq_assoc", "mcq_causal"):
+        if variant not in ob.tasks:
+            continue
+        specs = plan_mcq(designs, variant, n_items, spec.seed, ob.image_size)  # type: ignore[arg-type]
+        right: Counter[str] = Counter()
+        picked: dict[str, Counter[str]] = {name: Counter() for name in agents}
+        rejected: Counter[str] = Counter()
+        replaced = dropped = built = 0
+        seconds: Counter[str] = Counter()
+        for s in specs:
+            t0 = time.perf_counter()
+            try:
+                item = build_mcq(s, designs, ob.image_size, cache)
+            except McqDropped as exc:
+                dropped += 1
+                print(f"  dropped {s.design.id} step {s.k}: {exc}")
+                continue
+            seconds["build"] += time.perf_counter() - t0
+            built += 1
+            replaced += bool(item.rejected)
+            rejected.update(item.rejected)
+            request = mcq_request(item.reference, list(item.options), item=None)
+            for name, agent in agents.items():
+                t0 = time.perf_counter()
+                try:
+                    letter = parse_mcq(agent.complete(request).text)
+                except AnswerError:
+                    letter = ""
+                seconds[name] += time.perf_counter() - t0
+                right[name] += letter == item.answer
+                if letter and letter != item.answer:
+                    picked[name][item.kinds["ABCD".index(letter)]] += 1
+        print(f"{variant}: {len(specs)} planned, {built} built, {dropped} dropped, "
+              f"{replaced} with distractors replaced ({dict(rejected)}); "
+              f"build {seconds['build'] / max(built, 1):.2f} s/item")
+        for name in agents:
+            acc = right[name] / max(built, 1)
+            print(f"  {name}: accuracy {acc:.3f} ({right[name]}/{built}), wrong picks by kind "
+                  f"{dict(picked[name])}, {seconds[name] / max(built, 1):.2f} s/item")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,216 @@
+"""An image-only multiple-choice picker: which option is the reference after one more fold?
+
+It reads nothing but the five pictures of a request (the reference, then options A to D),
+in the fixed frame every OrigamiBench picture uses, and reasons as a person with a ruler
+would:
+
+- a simple fold turns every layer on one side of a line onto the other, so afterwards
+  nothing lies on the far side: the fold line is a supporting line of the new outline, one of
+  the edges of its convex hull. For each option and each hull edge, the reference is folded
+  along that line (its pixels reflected) and the outline compared with the option's;
+- where the fold moved nothing (the kept side, away from where the flap lands) the option
+  must show exactly the reference's pixels;
+- several options can be one fold of the reference — a fold along a nearby line, or the same
+  line with the other assignment, is one too, and the prompt does not say which fold was
+  made. Then the picker prefers the fold a person would choose (a line through two corners
+  of the reference's outline, or one laying a corner onto another), the option that another
+  option continues by one more fold (the next step of the same sequence), and a valley (the
+  flap in front) over a mountain.
+
+Pure: PNG bytes in, an option index and the evidence out.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from PIL import Image
+
+BACKGROUND = 255  # the drawings' white
+PIXEL_TOLERANCE = 32  # a channel difference below this is the same colour (the drawing is exact)
+MIN_EDGE_PX = 5.0  # hull edges shorter than this are pixel steps, not fold lines
+EDGE_BAND_PX = 3.0  # pixels this close to where the flap lands may carry its edge lines
+OFFSETS_PX = (-1.0, -0.5, 0.0, 0.5)  # the hull runs through pixel centres; the crease is near
+# an option whose fit is this close to the best option's is a fold of the reference too (the
+# answers' fits of the default spec's causal items range 0.91..1, their look-alikes' alike)
+TIE = 0.05
+CONTINUED = 0.94  # an option this well explained as one fold of another continues it
+CORNER_PX = 3.0  # a fold line "through a corner" passes this close to it
+SEARCH_STRIDE = 2  # lines are ranked on every other pixel ...
+SEARCH_KEEP = 3  # ... and the best few checked at full resolution
+
+
+@dataclass(frozen=True)
+class Picture:
+    rgb: np.ndarray  # (H, W, 3) int16
+    mask: np.ndarray  # (H, W) bool: paper (not background)
+
+
+@dataclass(frozen=True)
+class FoldFit:
+    """How well ``after`` is one fold of ``before``, along the best hull line of ``after``."""
+
+    score: float  # outline IoU times the share of kept pixels that agree; 0 when no line fits
+    point: np.ndarray  # a point of the fold line (pixels, x right, y down)
+    normal: np.ndarray  # unit normal pointing to the side that stays
+    valley: bool  # the flap shows in front (the landing area changed), not hidden behind
+
+
+NO_FIT = FoldFit(0.0, np.zeros(2), np.array([1.0, 0.0]), False)
+
+
+def decode(png: bytes) -> Picture:
+    rgb = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=np.int16)
+    return Picture(rgb, np.any(rgb != BACKGROUND, axis=2))
+
+
+def _grid(shape: tuple[int, int]) -> np.ndarray:
+    rows, cols = np.indices(shape, dtype=np.float64)
+    return np.stack([cols, rows], axis=-1)  # (H, W, 2) pixel centres as (x, y)
+
+
+def hull_lines(mask: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(point, inward unit normal) of every long edge of the outline's convex hull."""
+    pts = np.argwhere(mask)[:, ::-1].astype(np.float32)  # (x, y)
+    if len(pts) < 3:
+        return []
+    hull = cv2.convexHull(pts)
+    poly = cv2.approxPolyDP(hull, 1.0, True).reshape(-1, 2).astype(np.float64)
+    centre = pts.mean(axis=0)
+    out = []
+    for a, b in zip(poly, np.roll(poly, -1, axis=0), strict=True):
+        d = b - a
+        length = float(np.hypot(*d))
+        if length < MIN_EDGE_PX:
+            continue
+        n = np.array([-d[1], d[0]]) / length
+        if np.dot(centre - a, n) < 0:
+            n = -n
+        out.append((a, n))
+    return out
+
+
+def _fold(before: np.ndarray, grid: np.ndarray, p: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``before`` folded along the line (p, n), sampled at the points ``grid``: the outline,
+    where the flap lands, and ``s`` (signed distance to the line, positive on the side that
+    stays)."""
+    s = (grid - p) @ n
+    src = grid - 2 * s[..., None] * n
+    h, w = before.shape
+    cx, cy = np.rint(src[..., 0]).astype(np.int64), np.rint(src[..., 1]).astype(np.int64)
+    inside = (cx >= 0) & (cx < w) & (cy >= 0) & (cy < h)
+    landed = np.zeros(grid.shape[:-1], bool)
+    landed[inside] = before[cy[inside], cx[inside]]
+    stays = s > 0
+    landed &= stays
+    gx, gy = np.rint(grid[..., 0]).astype(np.int64), np.rint(grid[..., 1]).astype(np.int64)
+    return stays & (before[gy, gx] | landed), landed, s
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    union = np.count_nonzero(a | b)
+    return np.count_nonzero(a & b) / union if union else 0.0
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.abs(a - b).max(axis=-1) <= PIXEL_TOLERANCE
+
+
+def fold_fit(before: Picture, after: Picture) -> FoldFit:
+    """The best simple fold taking ``before`` to ``after``, and how well it explains it.
+
+    Lines are searched on every other pixel (a quarter of the work; a line's outline IoU
+    barely changes), the best one is then checked at full resolution."""
+    if before.mask.shape != after.mask.shape or np.count_nonzero(before.mask ^ after.mask) == 0:
+        return NO_FIT  # no fold leaves the outline as it was
+    full = _grid(before.mask.shape)
+    coarse, target = full[::SEARCH_STRIDE, ::SEARCH_STRIDE], after.mask[::SEARCH_STRIDE, ::SEARCH_STRIDE]
+    lines = [(a - off * n, n) for a, n in hull_lines(after.mask) for off in OFFSETS_PX]
+    if not lines:
+        return NO_FIT
+    ious = [_iou(_fold(before.mask, coarse, p, n)[0], target) for p, n in lines]
+    best = NO_FIT
+    for i in np.argsort(ious)[::-1][:SEARCH_KEEP]:
+        p, n = lines[int(i)]
+        outline, landed, s = _fold(before.mask, full, p, n)
+        near = cv2.dilate(landed.astype(np.uint8), np.ones((7, 7), np.uint8)).astype(bool)
+        kept = before.mask & (s > EDGE_BAND_PX) & ~near
+        agree = float(_same(before.rgb[kept], after.rgb[kept]).mean()) if kept.any() else 1.0
+        score = _iou(outline, after.mask) * agree
+        if score > best.score:
+            best = FoldFit(score, p, n, _valley(before, after, landed))
+    return best
+
+
+def _valley(before: Picture, after: Picture, landed: np.ndarray) -> bool:
+    """Whether the flap shows in front: where it lands on paper, the picture changed."""
+    core = cv2.erode(landed.astype(np.uint8), np.ones((7, 7), np.uint8)).astype(bool) & before.mask
+    if not core.any():
+        core = landed & before.mask
+    if not core.any():
+        return True  # the flap lands beyond the paper: front and behind look alike
+    return float(_same(before.rgb[core], after.rgb[core]).mean()) < 0.9
+
+
+def outline_corners(mask: np.ndarray) -> np.ndarray:
+    """Corners of the outline (a polygon fitted to the mask's outer contours), pixels."""
+    contours, _ = cv2.findContours(mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    out = [cv2.approxPolyDP(c, 1.5, True).reshape(-1, 2) for c in contours if len(c) >= 3]
+    return np.concatenate(out).astype(np.float64) if out else np.zeros((0, 2))
+
+
+def natural(fit: FoldFit, corners: np.ndarray) -> bool:
+    """A fold line a person would choose: through two outline corners, or laying one corner
+    onto another (the reference's corners)."""
+    if len(corners) < 2:
+        return False
+    s = (corners - fit.point) @ fit.normal
+    if np.count_nonzero(np.abs(s) <= CORNER_PX) >= 2:
+        return True
+    mirrored = corners - 2 * s[:, None] * fit.normal
+    d = np.hypot(*(mirrored[:, None, :] - corners[None, :, :]).transpose(2, 0, 1))
+    np.fill_diagonal(d, np.inf)
+    return bool((d <= 2 * CORNER_PX).any())
+
+
+@dataclass(frozen=True)
+class Choice:
+    index: int
+    fits: tuple[FoldFit, ...]  # each option as one fold of the reference
+    tied: tuple[int, ...]  # options whose fit is within TIE of the best: all one fold away
+    reason: str
+
+
+def choose(images: Sequence[bytes]) -> Choice:
+    """The option (0..3) that is most plausibly the reference after one more fold.
+
+    Among the options that are one fold of the reference, in this order: a natural fold
+    line, an option that another option continues by one fold, a valley, the closest fit.
+    """
+    ref, *options = [decode(p) for p in images]
+    fits = tuple(fold_fit(ref, o) for o in options)
+    top = max(f.score for f in fits)
+    tied = tuple(i for i, f in enumerate(fits) if f.score >= top - TIE)
+    if len(tied) == 1:
+        return Choice(tied[0], fits, tied, "the only option one fold away")
+    corners = outline_corners(ref.mask)
+
+    def rank(i: int) -> tuple[int, int, int, float]:
+        continued = any(
+            fold_fit(options[i], options[j]).score >= CONTINUED for j in range(len(options)) if j != i
+        )
+        return (int(natural(fits[i], corners)), int(continued), int(fits[i].valley), fits[i].score)
+
+    ranks = {i: rank(i) for i in tied}
+    best = max(tied, key=lambda i: ranks[i])
+    why = ("a natural fold line", "continued by another option", "a valley")
+    # the first criterion that set the chosen option apart from some other tied one
+    reason = next(
+        (w for k, w in enumerate(why) if ranks[best][k] and any(not ranks[i][k] for i in tied)),
+        "the closest fit",
+    )
+    return Choice(best, fits, tied, reason)

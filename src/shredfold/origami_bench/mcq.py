@@ -18,12 +18,12 @@ import numpy as np
 from shredfold.origami import ENGINE_VERSION
 from shredfold.origami_bench.design import TIERS, Design, SimpleFold
 from shredfold.origami_bench.items import MCQ_STAGE, MCQ_VERSION, McqSpec, Variant
-from shredfold.origami_bench.picker import Picture, decode, fold_fit
 from shredfold.prompts.origami import LETTERS
 from shredfold.store import Readable, content_key, readable
 
 if TYPE_CHECKING:
     from shredfold.origami import FoldState
+    from shredfold.origami_bench.picker import Picture
 
 # The gate on what a model sees: two pictures of an item count as different when at least
 # MIN_DIFFERENT_SHARE of their pixels differ by more than PIXEL_TOLERANCE in some channel.
@@ -132,6 +132,7 @@ def _nearby(state: FoldState, s: SimpleFold, rng: np.random.Generator) -> FoldSt
 def build_mcq(spec: McqSpec, designs: Sequence[Design], size: int, cache: StateCache) -> McqItem:
     from shredfold.origami import FoldState, fold
     from shredfold.origami_bench.env import render_folded
+    from shredfold.origami_bench.picker import decode, fold_fit
 
     rng = rng_for(spec.key)
     states = cache.prefixes(spec.design)

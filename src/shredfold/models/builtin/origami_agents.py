@@ -18,7 +18,7 @@ from shredfold.models.adapter import AdapterBase, adapter
 from shredfold.spec import ModelConfig
 from shredfold.store import Store
 
-VERSION = 2  # 2: origami-search picks MCQ answers by one-fold fits (origami_bench.picker)
+VERSION = 1
 
 
 class _OrigamiAgent(AdapterBase):

@@ -21,6 +21,9 @@ from shredfold.spec import ModelConfig, read_spec
 from shredfold.store import Store
 
 AGENTS = {"origami-search": OrigamiSearch, "origami-random": OrigamiRandom}
+# distractors made by folding the reference once more along another line or with the other
+# assignment: by construction also "the reference after exactly one more simple fold"
+ALSO_ONE_FOLD = ("other-assignment", "nearby-line")
 
 
 def main() -> None:
@@ -45,7 +48,7 @@ def main() -> None:
         right: Counter[str] = Counter()
         picked: dict[str, Counter[str]] = {name: Counter() for name in agents}
         rejected: Counter[str] = Counter()
-        replaced = dropped = built = 0
+        replaced = dropped = built = ambiguous = 0
         seconds: Counter[str] = Counter()
         for s in specs:
             t0 = time.perf_counter()
@@ -58,6 +61,7 @@ def main() -> None:
             seconds["build"] += time.perf_counter() - t0
             built += 1
             replaced += bool(item.rejected)
+            ambiguous += any(k in ALSO_ONE_FOLD for k in item.kinds)
             rejected.update(item.rejected)
             request = mcq_request(item.reference, list(item.options), item=None)
             for name, agent in agents.items():
@@ -73,6 +77,8 @@ def main() -> None:
         print(f"{variant}: {len(specs)} planned, {built} built, {dropped} dropped, "
               f"{replaced} with distractors replaced ({dict(rejected)}); "
               f"build {seconds['build'] / max(built, 1):.2f} s/item")
+        print(f"  {ambiguous} of {built} items offer another option that is one fold of the reference "
+              f"too ({' or '.join(ALSO_ONE_FOLD)}): the prompt does not say which fold was made")
         for name in agents:
             acc = right[name] / max(built, 1)
             print(f"  {name}: accuracy {acc:.3f} ({right[name]}/{built}), wrong picks by kind "

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
+from shredfold.calls import Message, ModelCallError, Request
 from shredfold.models.builtin.origami_agents import OrigamiSearch
 from shredfold.origami import FoldState, fold, square_sheet
 from shredfold.origami_bench.env import render_folded
 from shredfold.origami_bench.picker import choose, decode, fold_fit
-from shredfold.prompts.origami import mcq_request
+from shredfold.prompts.origami import MCQ_TASK, mcq_request, mcq_template
 from shredfold.spec import ModelConfig
 
 SIZE = 256
@@ -75,3 +77,16 @@ def test_origami_search_answers_from_the_request_alone() -> None:
     request = mcq_request(_png(ref), [_png(o) for o in options], item="not-a-stored-item")
     agent = OrigamiSearch(ModelConfig(id="origami-search", adapter="origami-search"), None)
     assert json.loads(agent.complete(request).text) == {"answer": "C"}
+
+
+def test_a_request_without_five_sane_pictures_is_refused_with_its_cause() -> None:
+    agent = OrigamiSearch(ModelConfig(id="origami-search", adapter="origami-search"), None)
+    png = _png(square_sheet())
+    for images, cause in [
+        ([png] * 3, "5 pictures"),
+        ([png] * 4 + [b"\x89PNG not really"], "not a readable image"),
+        ([png] * 4 + [render_folded(square_sheet(), 64)], "not all of one size"),
+    ]:
+        request = Request(template=mcq_template(), messages=(Message(role="user", text=MCQ_TASK, images=tuple(images)),))
+        with pytest.raises(ModelCallError, match=cause):
+            agent.complete(request)

@@ -138,7 +138,10 @@ class OrigamiSearch(_Agent):
     def choose(self, request: Request) -> str:
         from shredfold.origami_bench.picker import choose
 
-        return LETTERS[choose(request.images).index]  # the pictures only, as a model sees them
+        try:
+            return LETTERS[choose(request.images).index]  # the pictures only, as a model sees them
+        except ValueError as exc:
+            raise ModelCallError(f"origami-search: {exc}") from None
 
     def act(self, request: Request, kind: str) -> dict[str, Any]:
         from shredfold.metrics.shape import aligned_iou, drawing_bounds, mask_from_png, rasterize

@@ -31,6 +31,7 @@ import numpy as np
 from PIL import Image
 
 BACKGROUND = 255  # the drawings' white
+MAX_SIDE = 2048  # pixels; the benchmark's pictures are 256 (bounded work on any request)
 PIXEL_TOLERANCE = 32  # a channel difference below this is the same colour (the drawing is exact)
 MIN_EDGE_PX = 5.0  # hull edges shorter than this are pixel steps, not fold lines
 EDGE_BAND_PX = 3.0  # pixels this close to where the flap lands may carry its edge lines
@@ -64,7 +65,14 @@ NO_FIT = FoldFit(0.0, np.zeros(2), np.array([1.0, 0.0]), False)
 
 
 def decode(png: bytes) -> Picture:
-    rgb = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=np.int16)
+    """A picture's pixels; ``ValueError`` naming the cause for anything but a sane image."""
+    try:
+        img = Image.open(io.BytesIO(png))
+        if max(img.size) > MAX_SIDE:  # read from the header, before any pixel is decoded
+            raise ValueError(f"a picture of {img.size[0]}x{img.size[1]} pixels (at most {MAX_SIDE} a side)")
+        rgb = np.asarray(img.convert("RGB"), dtype=np.int16)
+    except (OSError, SyntaxError) as exc:  # what Pillow raises on bytes that are no image
+        raise ValueError(f"not a readable image ({type(exc).__name__})") from None
     return Picture(rgb, np.any(rgb != BACKGROUND, axis=2))
 
 
@@ -190,8 +198,13 @@ def choose(images: Sequence[bytes]) -> Choice:
 
     Among the options that are one fold of the reference, in this order: a natural fold
     line, an option that another option continues by one fold, a valley, the closest fit.
+    ``ValueError`` when the request does not hold five readable pictures of one size.
     """
+    if len(images) != 5:
+        raise ValueError(f"a multiple-choice request has 5 pictures (the reference, A to D), not {len(images)}")
     ref, *options = [decode(p) for p in images]
+    if len({o.mask.shape for o in (ref, *options)}) != 1:
+        raise ValueError("the five pictures are not all of one size")
     fits = tuple(fold_fit(ref, o) for o in options)
     top = max(f.score for f in fits)
     tied = tuple(i for i, f in enumerate(fits) if f.score >= top - TIE)

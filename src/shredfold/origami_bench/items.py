@@ -12,7 +12,8 @@ from pydantic import BaseModel, ConfigDict
 from shredfold.origami_bench.design import Design
 from shredfold.prompts.origami import LETTERS
 
-MCQ_STAGE, MCQ_VERSION = "origami_mcq", 1
+# 2: designs without a fold sequence take part through their crease order
+MCQ_STAGE, MCQ_VERSION = "origami_mcq", 2
 
 Variant = Literal["mcq_assoc", "mcq_causal"]
 

@@ -135,3 +135,28 @@ def test_crease_lines_join_collinear_creases_of_one_assignment(shared_dir: Path)
         pts = pattern.vertices[list(ln.vertices)] - a
         assert np.abs(pts[:, 0] * d[1] - pts[:, 1] * d[0]).max() < 1e-9  # straight
         assert {pattern.assignments[e] for e in ln.edges} == {ln.assignment}
+
+
+def test_the_vertex_filter_never_rejects_what_the_local_checks_pass(shared_dir: Path) -> None:
+    """Over every subset of a small design's lines, the search's filter and the engine's
+    local checks agree (the filter only spares the solver; it must not lose an order)."""
+    from shredfold.origami import check_local
+
+    pattern = shared(shared_dir, "244_komatsuoripa_Smallbird_Base.fold").pattern()
+    lines = crease_lines(pattern)
+    vf = co._VertexFilter(pattern, lines)
+    passed = 0
+    for bits in range(1, 2 ** len(lines)):
+        present = np.array([(bits >> i) & 1 for i in range(len(lines))], bool)
+        local_ok = check_local(co.subpattern(pattern, lines, present)).ok
+        filter_ok = not any(vf.bad(x, present) for x in range(len(pattern.vertices)))
+        assert filter_ok == local_ok, present
+        passed += local_ok
+    assert passed == 4  # three proper subsets and the whole design
+
+
+def test_a_design_whose_only_flat_subset_is_the_whole_has_no_order(shared_dir: Path) -> None:
+    # the traditional "cheating boat": no proper subset of its 11 lines passes the local
+    # checks (checked over all 2046), so the search is exhausted at once
+    order = find_crease_order(shared(shared_dir, "067_traditionaloripa_damashi_bune.fold"))
+    assert not order.found and order.reason.startswith("no order:") and order.solves == 0

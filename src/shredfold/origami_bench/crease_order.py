@@ -8,7 +8,10 @@ group of lines that does (the lines missing at a vertex the first one breaks, re
 every vertex is whole again). A step is accepted when the layer solver (local checks, then
 layer order) finds a flat-folded state; a dead end is backtracked. Every choice comes from a
 generator seeded by the design's key, and the search stops on node, solver-call and time
-caps, so a design either gets its order or a reason why not.
+caps, so a design either gets its order or a reason why not. The search visits candidates in
+one fixed order, so an order it finds is always the same order; only the time cap (a safety
+net for large designs) can make a slower machine give up where a faster one finds it, which
+is why orders are stored by design key (:class:`OrderBook`) and read back, not searched again.
 
 A per-vertex filter (Maekawa, Kawasaki, the crimp test on the vertex's present creases, with
 tolerances no tighter than :func:`shredfold.origami.check_local`'s) spares the solver most

@@ -53,12 +53,24 @@ def test_skip_leaves_the_unusable_designs_out(tmp_path: Path, folder: Path) -> N
 def test_too_few_designs_for_multiple_choice_fail_at_plan_time(tmp_path: Path) -> None:
     with pytest.raises(SpecError, match="mcq_assoc needs at least three folded states"):
         make_plan(load_spec(spec(tmp_path, "{builtin: false, procedural: 1, procedural_folds: [2, 2]}", "[mcq_assoc]")))
-    bases = tmp_path / "bases"  # crease patterns only: no fold sequence to ask about
+    lines = tmp_path / "lines"  # one crease line and no fold sequence: nothing to ask about
+    lines.mkdir()
+    book = json.loads((BUILTIN / "book-fold.fold").read_text())
+    del book["shredfold:fold_sequence"]
+    (lines / "book.fold").write_text(json.dumps(book))
+    with pytest.raises(SpecError, match="mcq_causal: no design has a fold sequence or a crease order"):
+        make_plan(load_spec(spec(tmp_path, f"{{builtin: false, procedural: 0, folder: {lines}}}", "[mcq_causal]")))
+
+
+def test_crease_patterns_without_a_sequence_are_asked_about_through_their_crease_order(tmp_path: Path) -> None:
+    bases = tmp_path / "bases"  # crease patterns only, each creased in two flat steps
     bases.mkdir()
     for name in ("waterbomb-base.fold", "preliminary-base.fold"):
         shutil.copy(BUILTIN / name, bases / name)
-    with pytest.raises(SpecError, match="mcq_causal needs designs with a fold sequence"):
-        make_plan(load_spec(spec(tmp_path, f"{{builtin: false, procedural: 0, folder: {bases}}}", "[mcq_causal]")))
+    plan = make_plan(load_spec(spec(tmp_path, f"{{builtin: false, procedural: 0, folder: {bases}}}", "[mcq_causal]")))
+    items = [i for s in plan.item_sets.values() for i in s.items]
+    assert len(items) == 4 and {i.design.id for i in items} == {"folder/waterbomb-base", "folder/preliminary-base"}
+    assert {i.k for i in items} <= {0, 1}  # two steps each
 
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/flat-folder is absent")

@@ -12,9 +12,10 @@ from pydantic import BaseModel, ConfigDict
 from shredfold.origami_bench.design import Design
 from shredfold.prompts.origami import LETTERS
 
-# 2: options must differ clearly in pixels, other designs' states must not be one fold of the
-# reference (mcq.MIN_DIFFERENT_SHARE, mcq.ONE_FOLD_FIT); dropped items
-MCQ_STAGE, MCQ_VERSION = "origami_mcq", 2
+# 3: options must differ clearly in pixels, other designs' states must not be one fold of the
+# reference (mcq.MIN_DIFFERENT_SHARE, mcq.ONE_FOLD_FIT), dropped items; and designs without
+# a fold sequence take part through their crease order
+MCQ_STAGE, MCQ_VERSION = "origami_mcq", 3
 
 Variant = Literal["mcq_assoc", "mcq_causal"]
 

@@ -23,6 +23,7 @@ from shredfold.store import Readable, content_key, readable
 
 if TYPE_CHECKING:
     from shredfold.origami import FoldState
+    from shredfold.origami_bench.crease_order import OrderBook
     from shredfold.origami_bench.picker import Picture
 
 # The gate on what a model sees: two pictures of an item count as different when at least
@@ -47,22 +48,45 @@ def rng_for(key: str) -> np.random.Generator:
     return np.random.default_rng(int(key[:16], 16))
 
 
-def plan_mcq(designs: Sequence[Design], variant: Variant, n_items: int, seed: int, size: int) -> list[McqSpec]:
-    """``n_items`` item specs over the designs that have a fold sequence.
+def step_count(design: Design, orders: OrderBook | None) -> int:
+    """Steps of the design's prefix states: its fold sequence, else its crease order (searched
+    here when ``orders`` may; 0 when it has neither)."""
+    if design.sequence is not None:
+        return len(design.sequence)
+    if orders is None:
+        return 0
+    found = orders.get(design)
+    return len(found.steps) if found.steps else 0
+
+
+def plan_mcq(
+    designs: Sequence[Design], variant: Variant, n_items: int, seed: int, size: int, orders: OrderBook | None = None
+) -> list[McqSpec]:
+    """``n_items`` item specs over the designs that have a fold sequence, or (with
+    ``orders``) a crease order.
 
     Designs are visited round-robin in a seeded order; the reference step is seeded per
     item. Answer positions are balanced within each tier (a seeded shuffle of 0,1,2,3,…).
+    Crease orders are searched only for the designs the items reach, in that order, until
+    ``n_items`` designs have steps (the rest of the catalogue costs nothing).
     """
-    pool = [d for d in designs if d.sequence]
-    if not pool:
+    candidates = [d for d in designs if d.sequence or (orders is not None and d.sequence is None)]
+    if not candidates:
         return []
     base = content_key("origami_mcq_plan", MCQ_VERSION, {"variant": variant, "seed": seed})
-    order = rng_for(base).permutation(len(pool))
+    pool: list[tuple[Design, int]] = []
+    for j in rng_for(base).permutation(len(candidates)):
+        if len(pool) == n_items:
+            break
+        n = step_count(candidates[int(j)], orders)
+        if n:
+            pool.append((candidates[int(j)], n))
+    if not pool:
+        return []
     drafts = []
     for i in range(n_items):
-        d = pool[int(order[i % len(pool)])]
-        k = int(rng_for(content_key("origami_mcq_step", MCQ_VERSION, {"base": base, "i": i}))
-                .integers(len(d.sequence or ())))
+        d, n = pool[i % len(pool)]
+        k = int(rng_for(content_key("origami_mcq_step", MCQ_VERSION, {"base": base, "i": i})).integers(n))
         drafts.append((i, d, k))
     out: list[McqSpec] = []
     for tier in TIERS:
@@ -70,23 +94,53 @@ def plan_mcq(designs: Sequence[Design], variant: Variant, n_items: int, seed: in
         pos = [j % 4 for j in range(len(mine))]
         pos = [pos[j] for j in rng_for(content_key("origami_mcq_pos", MCQ_VERSION, {"base": base, "tier": tier})).permutation(len(pos))]
         for (i, d, k), a in zip(mine, pos, strict=True):
-            params = {"variant": variant, "i": i, "k": k, "answer": a, "size": size, "engine": ENGINE_VERSION}
+            params: dict[str, object] = {"variant": variant, "i": i, "k": k, "answer": a, "size": size, "engine": ENGINE_VERSION}
+            if d.sequence is None and orders is not None:
+                from shredfold.origami_bench.crease_order import order_key
+
+                params["crease_order"] = order_key(d, orders.budget)  # the steps the item shows
             key = content_key(MCQ_STAGE, MCQ_VERSION, params, [d.key])
             out.append(McqSpec(key=key, variant=variant, index=i, design=d, k=k, answer=a, tier=tier))
     return sorted(out, key=lambda s: s.index)
 
 
 class StateCache:
-    """Every prefix state of each design's sequence, made once per process."""
+    """Every prefix state of each design, made once per process: its fold sequence replayed,
+    or (with ``orders``) its crease order replayed through the crease action."""
 
-    def __init__(self) -> None:
+    def __init__(self, orders: OrderBook | None = None) -> None:
         self._states: dict[str, list[FoldState]] = {}
+        self.orders = orders
+
+    def has_steps(self, design: Design) -> bool:
+        """Whether the design has prefix states without a new search."""
+        if design.sequence:
+            return True
+        known = self.orders.known(design) if self.orders is not None and design.sequence is None else None
+        return known is not None and known.found
+
+    def crease_steps(self, design: Design) -> tuple[tuple[dict[str, object], ...], ...] | None:
+        """The design's crease order (None for a design with a fold sequence); raises
+        ValueError for a design with neither."""
+        if design.sequence is not None:
+            return None
+        found = self.orders.get(design) if self.orders is not None else None
+        if found is None or found.steps is None:
+            why = found.reason if found is not None else "no crease orders given"
+            raise ValueError(f"design {design.id} has no fold sequence and no crease order ({why})")
+        return found.steps
 
     def prefixes(self, design: Design) -> list[FoldState]:
         from shredfold.origami_bench.procedural import replay
 
         if design.key not in self._states:
-            self._states[design.key] = replay(design.steps() or [])
+            steps = self.crease_steps(design)
+            if steps is not None:
+                from shredfold.origami_bench.crease_order import bare_sheet, replay_order
+
+                self._states[design.key] = replay_order(bare_sheet(design.pattern()), steps)
+            else:
+                self._states[design.key] = replay(design.steps() or [])
         return self._states[design.key]
 
 
@@ -129,6 +183,19 @@ def _nearby(state: FoldState, s: SimpleFold, rng: np.random.Generator) -> FoldSt
     return None
 
 
+def _other_assignment(state: FoldState, step: Sequence[dict[str, object]]) -> FoldState | None:
+    """The same crease step with mountains and valleys swapped (None if it does not fold flat)."""
+    from shredfold.origami import FoldState, crease
+
+    swap = {"M": "V", "V": "M"}
+    for a in step:
+        new = crease(state, tuple(a["start"]), tuple(a["end"]), swap.get(str(a["assignment"]), str(a["assignment"])))  # type: ignore[arg-type]
+        if not isinstance(new, FoldState):
+            return None
+        state = new
+    return state if state.flat_foldable else None
+
+
 def build_mcq(spec: McqSpec, designs: Sequence[Design], size: int, cache: StateCache) -> McqItem:
     from shredfold.origami import FoldState, fold
     from shredfold.origami_bench.env import render_folded
@@ -161,7 +228,16 @@ def build_mcq(spec: McqSpec, designs: Sequence[Design], size: int, cache: StateC
             taken.append(pic)
             distractors.append((kind, png))
 
-    if spec.variant == "mcq_causal":
+    creases = cache.crease_steps(spec.design)
+    if spec.variant == "mcq_causal" and creases is not None:
+        pool_c: list[tuple[str, FoldState | None]] = [
+            ("later", states[spec.k + 2] if spec.k + 2 < len(states) else None),
+            ("earlier", states[spec.k - 1] if spec.k >= 1 else None),
+            ("other-assignment", _other_assignment(ref, creases[spec.k])),
+        ]
+        for j in rng.permutation(len(pool_c)):
+            offer(*pool_c[int(j)])
+    elif spec.variant == "mcq_causal":
         nxt = steps[spec.k]
         other = "M" if nxt.assignment == "V" else "V"
         flipped = fold(ref, nxt.start, nxt.end, other)
@@ -175,7 +251,7 @@ def build_mcq(spec: McqSpec, designs: Sequence[Design], size: int, cache: StateC
             offer(*pool[int(j)])
         for _ in range(6):
             offer("nearby-line", _nearby(ref, nxt, rng))
-    others = [d for d in designs if d.sequence and d.key != spec.design.key]
+    others = [d for d in designs if d.key != spec.design.key and cache.has_steps(d)]
     for _ in range(40):  # associative, and the causal variant's last resort
         if len(distractors) >= 3 or not others:
             break

@@ -2,8 +2,8 @@
 one more fold? Two variants: associative distractors (other designs) and causal ones (the
 same sequence: a later or earlier step, the other assignment, a nearby line).
 
-- items: ``mcq_items`` item specs per variant over the designs with a fold sequence, split by
-  tier;
+- items: ``mcq_items`` item specs per variant over the designs with a fold sequence or a
+  crease order (:mod:`shredfold.origami_bench.crease_order`), split by tier;
 - build: fold and draw the reference and the four options (:mod:`shredfold.origami_bench.mcq`);
   options too close to another picture are replaced, and an item that cannot be made
   answerable from its pictures is dropped (its item.json says why);
@@ -13,6 +13,7 @@ same sequence: a later or earlier step, the other assignment, a nearby line).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,14 +30,18 @@ from shredfold.tasks.base import Cell, Headline, ItemSet, JobContext, PlanContex
 from shredfold.tasks.registry import register
 
 VARIANTS = ("mcq_assoc", "mcq_causal")
+log = logging.getLogger(__name__)
 
 
 def check_enough(designs: list[Design], variant: str, ctx: PlanContext) -> None:
     """Fail at plan time, not in a job, when the designs cannot make this variant's items:
-    every item needs a design with a fold sequence, and three distractor states drawn from
-    the other designs' sequences (the causal variant falls back on them too)."""
+    every item needs a design with a fold sequence (or, for one without, a crease order, which
+    the plan searches), and three distractor states drawn from the other designs' steps (the
+    causal variant falls back on them too)."""
     pool = [d for d in designs if d.sequence]
     where = f"{ctx.spec.path}: origami.tasks: {variant}"
+    if any(d.sequence is None for d in designs):
+        return  # crease orders decide; plan_items says so if none is found
     if not pool:
         raise SpecError(f"{where} needs designs with a fold sequence (built-in or procedural); the spec's designs have none")
     total = sum(len(d.sequence or ()) for d in pool)
@@ -71,22 +76,36 @@ class OrigamiMcqTask(common.OrigamiTask):
         return out
 
     def _plan(self, ctx: PlanContext, variant: str) -> list[McqSpec]:
+        from shredfold.origami_bench.crease_order import OrderBook
         from shredfold.origami_bench.mcq import plan_mcq
 
         ob = common.origami_spec(ctx.spec)
         designs = list(common.catalogue(ctx).designs)
         check_enough(designs, variant, ctx)
-        return plan_mcq(designs, variant, ob.mcq_items, ctx.spec.spec.seed, ob.image_size)  # type: ignore[arg-type]
+        orders = OrderBook(ctx.store, write=ctx.write)
+        specs = plan_mcq(designs, variant, ob.mcq_items, ctx.spec.spec.seed, ob.image_size, orders)  # type: ignore[arg-type]
+        missing = orders.not_found()
+        if missing:
+            by_key = {d.key: d.id for d in designs}
+            log.info("%s: %d design(s) without a crease order:\n  %s", variant, len(missing),
+                     "\n  ".join(f"{by_key.get(k, k[:12])}: {why}" for k, why in sorted(missing.items())))  # fmt: skip
+        if not specs and ob.mcq_items:
+            raise SpecError(
+                f"{ctx.spec.path}: origami.tasks: {variant}: no design has a fold sequence or a crease "
+                f"order ({len(missing)} searched without one)"
+            )
+        return specs
 
     def query_params(self, spec: ResolvedSpec) -> dict[str, Any]:
         return common.run_params(spec)
 
     def build(self, item_set: ItemSet, job: JobContext) -> dict[str, int]:
         from shredfold.origami_bench.catalogue import load_catalogue
+        from shredfold.origami_bench.crease_order import OrderBook
         from shredfold.origami_bench.mcq import McqDropped, StateCache, build_mcq, write_mcq
 
         ob = common.origami_spec(job.spec)
-        cache = StateCache()
+        cache = StateCache(OrderBook(job.store, write=True))
         designs: list[Any] = []  # read on the first item that must be built
 
         def make(item: McqSpec, tmp: Path) -> None:

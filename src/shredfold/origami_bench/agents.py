@@ -8,7 +8,8 @@
 - ``origami-random``: a random valid fold each turn (MCQ: a random letter).
 - ``origami-search``: greedy search on silhouette IoU with the target image, one fold of
   lookahead over the lines through two outline corners and the bisectors of two corners
-  (MCQ: the option that is one fold of the reference in its pictures, :mod:`.picker`).
+  (MCQ: the option that is one fold of the reference in its pictures, or the closest to the
+  fold the prompt names, :mod:`.picker`).
 
 Agents that play full-step episodes rebuild the current state from the accepted actions
 listed in the prompt with the engine, so they need nothing the prompt does not say.
@@ -137,9 +138,11 @@ class OrigamiSearch(_Agent):
 
     def choose(self, request: Request) -> str:
         from shredfold.origami_bench.picker import choose
+        from shredfold.prompts.origami import mcq_step
 
         try:
-            return LETTERS[choose(request.images).index]  # the pictures only, as a model sees them
+            # the pictures and the step the prompt names, as a model sees them
+            return LETTERS[choose(request.images, mcq_step(request.text)).index]
         except ValueError as exc:
             raise ModelCallError(f"origami-search: {exc}") from None
 

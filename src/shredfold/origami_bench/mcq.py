@@ -151,6 +151,8 @@ class McqItem:
     answer: str
     kinds: tuple[str, ...]  # what each option is: "answer", "later", "earlier", "other-assignment", …
     rejected: tuple[str, ...] = ()  # "kind:why" of candidates the gates turned away (later ones replaced them)
+    # the causal variant's step, named in its prompt (:func:`step_of`); None for associative
+    step: dict[str, object] | None = None
 
 
 class McqDropped(ValueError):
@@ -194,6 +196,18 @@ def _other_assignment(state: FoldState, step: Sequence[dict[str, object]]) -> Fo
             return None
         state = new
     return state if state.flat_foldable else None
+
+
+def step_of(spec: McqSpec, cache: StateCache) -> dict[str, object]:
+    """The step from the reference to the answer, as the causal prompt names it: the fold
+    sequence's next simple fold (folded-plane coordinates), or the crease order's next
+    crease lines (sheet coordinates)."""
+    creases = cache.crease_steps(spec.design)
+    if creases is not None:
+        lines = [{"start": list(c["start"]), "end": list(c["end"]), "assignment": c["assignment"]} for c in creases[spec.k]]  # type: ignore[call-overload]
+        return {"kind": "crease", "creases": lines}
+    nxt = (spec.design.steps() or [])[spec.k]
+    return {"kind": "fold", **nxt.as_action()}
 
 
 def build_mcq(spec: McqSpec, designs: Sequence[Design], size: int, cache: StateCache) -> McqItem:
@@ -262,8 +276,9 @@ def build_mcq(spec: McqSpec, designs: Sequence[Design], size: int, cache: StateC
         raise McqDropped(f"found {len(distractors)} distractors clearly distinct from the other pictures, not 3")
     options: list[tuple[str, bytes]] = list(distractors)
     options.insert(spec.answer, ("answer", right_png))
+    step = step_of(spec, cache) if spec.variant == "mcq_causal" else None
     return McqItem(
-        ref_png, tuple(p for _, p in options), spec.letter, tuple(k for k, _ in options), tuple(rejected)
+        ref_png, tuple(p for _, p in options), spec.letter, tuple(k for k, _ in options), tuple(rejected), step
     )
 
 
@@ -275,7 +290,9 @@ def write_mcq(item: McqItem | McqDropped, folder: str | Path) -> None:
         return
     for name, png in (("reference", item.reference), *((f"option_{c}", p) for c, p in zip(LETTERS, item.options, strict=True))):
         (out / f"{name}.png").write_bytes(png)
-    meta = {"answer": item.answer, "kinds": list(item.kinds), "rejected": list(item.rejected)}
+    meta: dict[str, object] = {"answer": item.answer, "kinds": list(item.kinds), "rejected": list(item.rejected)}
+    if item.step is not None:
+        meta["step"] = item.step
     (out / "item.json").write_text(json.dumps(meta))
 
 
@@ -291,4 +308,5 @@ def read_mcq(src: Readable | str | Path) -> McqItem | None:
         meta["answer"],
         tuple(meta["kinds"]),
         tuple(meta.get("rejected", ())),
+        meta.get("step"),
     )

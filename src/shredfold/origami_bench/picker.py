@@ -11,13 +11,18 @@ would:
 - where the fold moved nothing (the kept side, away from where the flap lands) the option
   must show exactly the reference's pixels;
 - several options can be one fold of the reference — a fold along a nearby line, or the same
-  line with the other assignment, is one too, and the prompt does not say which fold was
-  made. Then the picker prefers the fold a person would choose (a line through two corners
-  of the reference's outline, or one laying a corner onto another), the option that another
-  option continues by one more fold (the next step of the same sequence), and a valley (the
-  flap in front) over a mountain.
+  line with the other assignment, is one too, and the associative prompt does not say which
+  fold was made. Then the picker prefers the fold a person would choose (a line through two
+  corners of the reference's outline, or one laying a corner onto another), the option that
+  another option continues by one more fold (the next step of the same sequence), and a
+  valley (the flap in front) over a mountain.
 
-Pure: PNG bytes in, an option index and the evidence out.
+When the prompt names the fold (the causal variant, :func:`predict_fold`), no guessing is
+needed: the reference is folded along the named line in its pixels (the flap reflected and
+turned over; on top for a valley, under the layers that stay for a mountain) and the option
+closest to that prediction is chosen.
+
+Pure: PNG bytes (and the step read from the prompt) in, an option index and the evidence out.
 """
 
 from __future__ import annotations
@@ -43,6 +48,10 @@ CONTINUED = 0.94  # an option this well explained as one fold of another continu
 CORNER_PX = 3.0  # a fold line "through a corner" passes this close to it
 SEARCH_STRIDE = 2  # lines are ranked on every other pixel ...
 SEARCH_KEEP = 3  # ... and the best few checked at full resolution
+# the pictures' frame as the view note states it: the region (-0.5, -0.5)..(1.5, 1.5), y up,
+# inside a margin of 5% of the side; the paper's two sides are the drawing's cream and blue
+VIEW_LO, VIEW_SPAN, VIEW_MARGIN = -0.5, 2.0, 0.05
+FRONT, BACK = (250, 235, 200), (120, 160, 210)
 
 
 @dataclass(frozen=True)
@@ -188,23 +197,110 @@ def natural(fit: FoldFit, corners: np.ndarray) -> bool:
 @dataclass(frozen=True)
 class Choice:
     index: int
-    fits: tuple[FoldFit, ...]  # each option as one fold of the reference
+    fits: tuple[FoldFit, ...]  # each option as one fold of the reference (image-only choice)
     tied: tuple[int, ...]  # options whose fit is within TIE of the best: all one fold away
     reason: str
+    # with a named fold: each option's share of pixels unlike the predicted picture
+    misses: tuple[float, ...] = ()
 
 
-def choose(images: Sequence[bytes]) -> Choice:
-    """The option (0..3) that is most plausibly the reference after one more fold.
+def _to_pixels(pt: Sequence[float], size: int) -> np.ndarray:
+    """A frame point (x, y up) as a pixel position (column, row; y down)."""
+    scale = size * (1 - 2 * VIEW_MARGIN) / VIEW_SPAN
+    lo = size / 2 - scale * (VIEW_LO + VIEW_SPAN / 2)
+    return np.array([lo + scale * pt[0], size - lo - scale * pt[1]], dtype=np.float64)
 
-    Among the options that are one fold of the reference, in this order: a natural fold
-    line, an option that another option continues by one fold, a valley, the closest fit.
-    ``ValueError`` when the request does not hold five readable pictures of one size.
-    """
+
+def _paper(rgb: np.ndarray, colour: tuple[int, int, int]) -> np.ndarray:
+    return np.abs(rgb - np.array(colour)).max(axis=-1) <= PIXEL_TOLERANCE
+
+
+def _turned(rgb: np.ndarray, shows: str) -> np.ndarray:
+    """A flap's pixels after it turns over (edge lines stay black): ``"other"``, the visible
+    layer's other side (front drawn as back and back as front: right for a flap of one
+    layer); ``"back"``, the paper's back everywhere (right when the flap's bottom layer is
+    the sheet as it lay at the start, front up, as it stays under valley folds)."""
+    out = rgb.copy()
+    front, back = _paper(rgb, FRONT), _paper(rgb, BACK)
+    if shows == "back":
+        out[front | back] = BACK
+    else:
+        out[front], out[back] = BACK, FRONT
+    return out
+
+
+# What a turned flap shows is its bottom layer's underside, which no picture shows; the picker
+# tries both of these and keeps the better fit. (A third, the paper's front everywhere, would
+# let a mountain's result pass for a valley whose flap matches the layers under it.)
+FLAP_SIDES = ("other", "back")
+
+
+def predict_fold(
+    before: Picture, start: Sequence[float], end: Sequence[float], assignment: str, shows: str = "other"
+) -> Picture:
+    """``before`` after the named simple fold, in its pixels: what lies left of the directed
+    line start -> end (frame coordinates) is reflected onto the right side turned over
+    (``shows``: which side, :func:`_turned`), in front of the layers that stay for a valley
+    ("V"), behind them for a mountain ("M", so it shows only beyond them). The hidden layers'
+    own edges are not drawn (a picture shows only the top layer)."""
+    h, w = before.mask.shape
+    p, q = _to_pixels(start, w), _to_pixels(end, w)
+    d = q - p
+    length = float(np.hypot(*d))
+    if length == 0:
+        raise ValueError("the named fold line has two equal points")
+    grid = _grid((h, w))
+    # n points to the side that stays: in pixels y points down, so the frame's right of p -> q
+    n = np.array([-d[1], d[0]]) / length
+    side = (grid - p) @ n
+    stays = side > 0
+    src = grid - 2 * side[..., None] * n
+    cx, cy = np.rint(src[..., 0]).astype(np.int64), np.rint(src[..., 1]).astype(np.int64)
+    inside = stays & (cx >= 0) & (cx < w) & (cy >= 0) & (cy < h)
+    landed = np.zeros((h, w), bool)
+    landed[inside] = before.mask[cy[inside], cx[inside]]
+    kept = before.mask & stays
+    rgb = np.full_like(before.rgb, BACKGROUND)
+    rgb[kept] = before.rgb[kept]
+    on_top = landed if assignment == "V" else landed & ~kept
+    rgb[on_top] = _turned(before.rgb[cy[on_top], cx[on_top]], shows)
+    return Picture(rgb, kept | landed)
+
+
+def _miss(a: Picture, b: Picture) -> float:
+    return float((~_same(a.rgb, b.rgb)).mean())
+
+
+def _pictures(images: Sequence[bytes]) -> tuple[Picture, list[Picture]]:
     if len(images) != 5:
         raise ValueError(f"a multiple-choice request has 5 pictures (the reference, A to D), not {len(images)}")
     ref, *options = [decode(p) for p in images]
     if len({o.mask.shape for o in (ref, *options)}) != 1:
         raise ValueError("the five pictures are not all of one size")
+    return ref, options
+
+
+def choose(images: Sequence[bytes], step: dict[str, object] | None = None) -> Choice:
+    """The option (0..3) that is most plausibly the reference after one more fold.
+
+    With a named fold (``step`` as :func:`shredfold.prompts.origami.mcq_step` reads it from
+    the prompt): the option closest to :func:`predict_fold`. Otherwise, among the options
+    that are one fold of the reference, in this order: a natural fold line, an option that
+    another option continues by one fold, a valley, the closest fit (named crease lines are
+    in sheet coordinates, which a folded picture does not show, so they take this path too).
+    ``ValueError`` when the request does not hold five readable pictures of one size.
+    """
+    ref, options = _pictures(images)
+    if step is not None and step.get("kind") == "fold":
+        start, end = step["start"], step["end"]
+        wants = [predict_fold(ref, start, end, str(step["assignment"]), shows) for shows in FLAP_SIDES]  # type: ignore[arg-type]
+        misses = tuple(min(_miss(w, o) for w in wants) for o in options)
+        best = int(np.argmin(misses))
+        return Choice(best, (), (best,), "the closest to the named fold", misses)
+    return _choose_unnamed(ref, options)
+
+
+def _choose_unnamed(ref: Picture, options: list[Picture]) -> Choice:
     fits = tuple(fold_fit(ref, o) for o in options)
     top = max(f.score for f in fits)
     tied = tuple(i for i, f in enumerate(fits) if f.score >= top - TIE)

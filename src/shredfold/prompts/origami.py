@@ -1,7 +1,8 @@
 """OrigamiBench prompt templates (versioned) and answer parsing.
 
-Templates: ``origami-mcq/v2`` (one-step multiple choice) and ``origami-fold/v2`` /
-``origami-crease/v2`` (one turn of a full-step episode; the action kind is in the name).
+Templates: ``origami-mcq/v3`` (one-step multiple choice; the associative variant asks for
+the option one fold away, the causal one names the step made) and ``origami-fold/v3`` /
+``origami-crease/v3`` (one turn of a full-step episode; the action kind is in the name).
 Bump ``VERSION`` when any wording changes: it is part of every response key.
 
 Parsing is tolerant of what surrounds the JSON (code fences, prose, a ``<think>`` block) and
@@ -13,13 +14,18 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from shredfold.calls import Message, Request
 from shredfold.limits import MAX_ANSWER_CHARS
 
-VERSION = "v2"  # v2: folded pictures are opaque paper (no darker overlaps)
+# v2: folded pictures are opaque paper (no darker overlaps)
+# v3: the causal MCQ prompt names the step made (with several options one fold of the
+# reference, "the one after one more fold" had more than one right answer); the view note
+# gives the pictures' margin, so a point's pixel can be worked out from it
+VERSION = "v3"
 LETTERS = "ABCD"
 
 SYSTEM = (
@@ -34,8 +40,17 @@ MCQ_TASK = (
     '{"answer": "<letter>"} and nothing else.'
 )
 
+# The causal variant: the step is named (a line after this wording, :func:`step_line`), so
+# exactly one option is right by the prompt; the others are another step of the same design.
+MCQ_CAUSAL_TASK = (
+    "Image 1 is a reference origami state seen from above. Images 2 to 5 are the options "
+    "A, B, C and D. Exactly one option shows the reference after the step named below. "
+    'Reply with one JSON object {"answer": "<letter>"} and nothing else.'
+)
+
 _VIEW_NOTE = (
-    "Folded-state pictures show the square region from (-0.5, -0.5) to (1.5, 1.5), y up; the "
+    "Folded-state pictures show the square region from (-0.5, -0.5) to (1.5, 1.5), y up, "
+    "inside a white margin of 5% of the picture's side; the "
     "unfolded sheet is the unit square from (0, 0) to (1, 1). The front of the paper is cream, "
     "the back is blue; the paper is opaque, so only the side of the top layer shows, with "
     "black lines along the edges of the layers in view. Crease pattern: mountain red "
@@ -87,7 +102,7 @@ def task_of_template(template: str) -> str:
 
 def infer_template(prompt: str) -> str:
     """The template whose task wording a prompt contains (for ``shredfold serve``)."""
-    if MCQ_TASK in prompt:
+    if MCQ_TASK in prompt or MCQ_CAUSAL_TASK in prompt:
         return mcq_template()
     for kind, task in FULLSTEP_TASK.items():
         if task in prompt:
@@ -98,14 +113,83 @@ def infer_template(prompt: str) -> str:
 # ---------------------------------------------------------------- requests
 
 
-def mcq_request(reference: bytes, options: list[bytes], item: str | None) -> Request:
+_ASSIGNMENT = {"V": "valley", "M": "mountain"}
+
+
+def _num(v: float) -> str:
+    """A coordinate as the prompt writes it: 4 decimals, trailing zeros dropped."""
+    s = f"{float(v) + 0.0:.4f}".rstrip("0").rstrip(".")
+    return "0" if s == "-0" else s
+
+
+def _pt(p: Any) -> str:
+    return f"[{_num(p[0])}, {_num(p[1])}]"
+
+
+def _line(c: Mapping[str, Any]) -> str:
+    a = str(c["assignment"])
+    return f"{_ASSIGNMENT[a]} ({a}) from {_pt(c['start'])} to {_pt(c['end'])}"
+
+
+def step_line(step: Mapping[str, Any]) -> str:
+    """The sentence naming a causal item's step: a simple fold (``{"kind": "fold", "start",
+    "end", "assignment"}``, folded-plane coordinates) or crease lines added to the pattern
+    (``{"kind": "crease", "creases": [{"start", "end", "assignment"}, …]}``, sheet
+    coordinates). :func:`mcq_step` reads it back."""
+    if step["kind"] == "fold":
+        a = str(step["assignment"])
+        return (
+            f"The step: a {_ASSIGNMENT[a]} ({a}) fold along the directed line from "
+            f"{_pt(step['start'])} to {_pt(step['end'])} (folded-plane coordinates, the "
+            "pictures' frame described below; every layer on the left of the line turns over "
+            "onto the right side, in front for a valley, behind for a mountain)."
+        )
+    lines = "; ".join(_line(c) for c in step["creases"])
+    return (
+        "The step: crease lines added to the reference's crease pattern (sheet coordinates, "
+        f"the unfolded unit square): {lines}. The right option shows the folded state of the "
+        "pattern with them."
+    )
+
+
+_FOLD_STEP = re.compile(
+    r"The step: an? (?:valley|mountain) \(([VM])\) fold along the directed line from "
+    r"\[(-?[\d.]+), (-?[\d.]+)\] to \[(-?[\d.]+), (-?[\d.]+)\]"
+)
+_CREASE_STEP = re.compile(r"The step: crease lines added to [^:]*: ([^\n]*?)\. The right option")
+_CREASE = re.compile(r"(?:valley|mountain) \(([VM])\) from \[(-?[\d.]+), (-?[\d.]+)\] to \[(-?[\d.]+), (-?[\d.]+)\]")
+
+
+def mcq_step(prompt: str) -> dict[str, Any] | None:
+    """The step a causal MCQ prompt names (as :func:`step_line` was given it, coordinates
+    rounded as written), or None (the associative wording names none). For built-in agents,
+    which read only what a model reads."""
+    m = _FOLD_STEP.search(prompt)
+    if m:
+        x0, y0, x1, y1 = (float(v) for v in m.groups()[1:])
+        return {"kind": "fold", "start": [x0, y0], "end": [x1, y1], "assignment": m.group(1)}
+    m = _CREASE_STEP.search(prompt)
+    if m:
+        creases = [
+            {"start": [float(c[1]), float(c[2])], "end": [float(c[3]), float(c[4])], "assignment": c[0]}
+            for c in _CREASE.findall(m.group(1))
+        ]
+        return {"kind": "crease", "creases": creases} if creases else None
+    return None
+
+
+def mcq_request(
+    reference: bytes, options: list[bytes], item: str | None, step: Mapping[str, Any] | None = None
+) -> Request:
+    """The associative wording without ``step``, the causal one naming it with it."""
     if len(options) != 4:
         raise ValueError("a multiple-choice item has four options")
+    text = MCQ_TASK if step is None else MCQ_CAUSAL_TASK + "\n" + step_line(step)
     return Request(
         template=mcq_template(),
         messages=(
             Message(role="system", text=SYSTEM),
-            Message(role="user", text=MCQ_TASK + "\n" + _VIEW_NOTE, images=(reference, *options)),
+            Message(role="user", text=text + "\n" + _VIEW_NOTE, images=(reference, *options)),
         ),
         item=item,
     )

@@ -1,6 +1,7 @@
 """OrigamiBench one-step multiple choice: which of four pictures is the reference state after
 one more fold? Two variants: associative distractors (other designs) and causal ones (the
-same sequence: a later or earlier step, the other assignment, a nearby line).
+same sequence: a later or earlier step, the other assignment, a nearby line). The causal
+prompt names the step made, so those distractors are wrong by the prompt, not only by priors.
 
 - items: ``mcq_items`` item specs per variant over the designs with a fold sequence or a
   crease order (:mod:`shredfold.origami_bench.crease_order`), split by tier;
@@ -129,7 +130,7 @@ class OrigamiMcqTask(common.OrigamiTask):
             if item is None:
                 continue  # dropped at build time: nothing to ask
             try:
-                answer = asker.ask(mcq_request(item.reference, list(item.options), item=ikey))
+                answer = asker.ask(mcq_request(item.reference, list(item.options), item=ikey, step=item.step))
             except ModelCallError as exc:
                 job.log.warning("%s: item %s failed: %s", cell.name, ikey[:12], exc)
                 rows.append({"item": ikey, "error": str(exc)})

@@ -1,9 +1,11 @@
 """Accuracy of the built-in MCQ pickers on a spec's one-step items, and what the item gates
 did (distractors replaced, items dropped). Items are planned and built as the pipeline's
 origami_mcq task does (catalogue, plan_mcq, build_mcq); the agents answer the request a
-model is sent (mcq_request), through their adapters.
+model is sent (mcq_request: the causal items' prompt names the step made), through their
+adapters. ``--unnamed`` asks the causal items with the associative wording (no step), as
+before the prompt named it, for comparison.
 
-Run: python bench/mcq_picker.py [--spec specs/default.yaml] [--items N] [--store results/store]
+Run: python bench/mcq_picker.py [--spec specs/default.yaml] [--items N] [--store results/store] [--unnamed]
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from shredfold.store import Store
 
 AGENTS = {"origami-search": OrigamiSearch, "origami-random": OrigamiRandom}
 # distractors made by folding the reference once more along another line or with the other
-# assignment: by construction also "the reference after exactly one more simple fold"
+# assignment: also "the reference after exactly one more simple fold", so right by the
+# associative wording, wrong by the causal one (it names the fold)
 ALSO_ONE_FOLD = ("other-assignment", "nearby-line")
 
 
@@ -31,6 +34,8 @@ def main() -> None:
     ap.add_argument("--spec", type=Path, default=Path("specs/default.yaml"))
     ap.add_argument("--items", type=int, default=None, help="items per variant (default: the spec's)")
     ap.add_argument("--store", type=Path, default=None, help="read a cached catalogue from this store")
+    ap.add_argument("--unnamed", action="store_true", help="causal items without their step (the old prompt)")
+    ap.add_argument("--variants", nargs="+", default=["mcq_assoc", "mcq_causal"], help="variants to run")
     args = ap.parse_args()
     spec, _ = read_spec(args.spec)
     ob = spec.origami
@@ -41,7 +46,7 @@ def main() -> None:
     agents = {name: cls(ModelConfig(id=name, adapter=name), None) for name, cls in AGENTS.items()}
     cache = StateCache()
     n_items = args.items or ob.mcq_items
-    for variant in ("mcq_assoc", "mcq_causal"):
+    for variant in args.variants:
         if variant not in ob.tasks:
             continue
         specs = plan_mcq(designs, variant, n_items, spec.seed, ob.image_size)  # type: ignore[arg-type]
@@ -49,6 +54,7 @@ def main() -> None:
         picked: dict[str, Counter[str]] = {name: Counter() for name in agents}
         rejected: Counter[str] = Counter()
         replaced = dropped = built = ambiguous = 0
+        steps: list[dict[str, object] | None] = []
         seconds: Counter[str] = Counter()
         for s in specs:
             t0 = time.perf_counter()
@@ -63,7 +69,8 @@ def main() -> None:
             replaced += bool(item.rejected)
             ambiguous += any(k in ALSO_ONE_FOLD for k in item.kinds)
             rejected.update(item.rejected)
-            request = mcq_request(item.reference, list(item.options), item=None)
+            steps.append(item.step)
+            request = mcq_request(item.reference, list(item.options), item=None, step=None if args.unnamed else item.step)
             for name, agent in agents.items():
                 t0 = time.perf_counter()
                 try:
@@ -77,8 +84,10 @@ def main() -> None:
         print(f"{variant}: {len(specs)} planned, {built} built, {dropped} dropped, "
               f"{replaced} with distractors replaced ({dict(rejected)}); "
               f"build {seconds['build'] / max(built, 1):.2f} s/item")
+        named = Counter(str(item_step["kind"]) for item_step in steps if item_step is not None)
         print(f"  {ambiguous} of {built} items offer another option that is one fold of the reference "
-              f"too ({' or '.join(ALSO_ONE_FOLD)}): the prompt does not say which fold was made")
+              f"too ({' or '.join(ALSO_ONE_FOLD)}); steps named in the prompt: "
+              f"{dict(named) if not args.unnamed else 'none (--unnamed)'}")
         for name in agents:
             acc = right[name] / max(built, 1)
             print(f"  {name}: accuracy {acc:.3f} ({right[name]}/{built}), wrong picks by kind "

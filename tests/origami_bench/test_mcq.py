@@ -4,11 +4,13 @@ options, the replacement of the distractors it turns away, and dropped items."""
 from __future__ import annotations
 
 import itertools
+import json
 
 import numpy as np
 import pytest
 
 from shredfold.origami import fold
+from shredfold.origami_bench.crease_order import OrderBook
 from shredfold.origami_bench.designs import builtin_designs
 from shredfold.origami_bench.env import render_folded
 from shredfold.origami_bench.items import McqSpec
@@ -20,6 +22,8 @@ from shredfold.origami_bench.mcq import (
     build_mcq,
     different_share,
     distinct,
+    read_mcq,
+    write_mcq,
 )
 from shredfold.origami_bench.picker import Picture, decode, fold_fit
 from shredfold.origami_bench.procedural import replay
@@ -97,3 +101,28 @@ def test_from_the_blank_sheet_no_other_design_s_first_fold_is_offered() -> None:
     fits = {i: fold_fit(ref, decode(p)).score for i, p in enumerate(item.options)}
     assert fits[item.kinds.index("answer")] >= ONE_FOLD_FIT
     assert all(f < ONE_FOLD_FIT for i, f in fits.items() if item.kinds[i] != "answer")
+
+
+def test_a_causal_item_stores_the_fold_its_prompt_names_and_an_associative_one_none(tmp_path) -> None:
+    design = _design([BOOK, CORNER, {"start": [1.0, 0.5], "end": [0.5, 0.5], "assignment": "V"}])
+    designs = [design, *builtin_designs()]
+    cache = StateCache()
+    item = build_mcq(_spec(design, k=1, answer=3), designs, SIZE, cache)
+    assert item.step == {"kind": "fold", **CORNER}  # the answer's step, whatever the position
+    write_mcq(item, tmp_path)
+    assert json.loads((tmp_path / "item.json").read_text())["step"] == item.step
+    assert read_mcq(tmp_path) == item
+    assoc = build_mcq(_spec(design, k=1, variant="mcq_assoc"), designs, SIZE, cache)
+    assert assoc.step is None
+
+
+def test_a_causal_item_on_a_crease_order_names_the_crease_lines_added() -> None:
+    designs = [d.model_copy(update={"tier": "easy"}) for d in builtin_designs()]
+    waterbomb = next(d for d in designs if d.id == "builtin/waterbomb-base")
+    orders = OrderBook()
+    cache = StateCache(orders)
+    steps = orders.get(waterbomb).steps
+    assert steps is not None and len(steps) == 2
+    item = build_mcq(_spec(waterbomb, k=1), designs, SIZE, cache)
+    assert item.step == {"kind": "crease", "creases": [dict(a) for a in steps[1]]}
+    assert {"earlier", "other-assignment"} & set(item.kinds)

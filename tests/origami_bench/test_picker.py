@@ -1,4 +1,4 @@
-"""The image-only MCQ picker: it reads the five pictures and nothing else."""
+"""The MCQ picker: it reads the five pictures and the step the prompt names, nothing else."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from shredfold.calls import Message, ModelCallError, Request
 from shredfold.models.builtin.origami_agents import OrigamiSearch
 from shredfold.origami import FoldState, fold, square_sheet
 from shredfold.origami_bench.env import render_folded
-from shredfold.origami_bench.picker import choose, decode, fold_fit
-from shredfold.prompts.origami import MCQ_TASK, mcq_request, mcq_template
+from shredfold.origami_bench.picker import choose, decode, fold_fit, predict_fold
+from shredfold.prompts.origami import MCQ_TASK, mcq_request, mcq_step, mcq_template
 from shredfold.spec import ModelConfig
 
 SIZE = 256
@@ -68,6 +68,61 @@ def test_among_several_folds_of_the_reference_a_natural_valley_is_preferred() ->
     got = choose([_png(square_sheet()), *map(_png, options)])
     assert set(got.tied) >= {0, 1, 2}
     assert got.index == 2  # the middle line beats the tilted ones, the valley the mountain
+
+
+def _named(start: tuple[float, float], end: tuple[float, float], assignment: str) -> dict:
+    return {"kind": "fold", "start": list(start), "end": list(end), "assignment": assignment}
+
+
+# the cupboard's first door, then the right quarter folded in front (its back shows over the
+# cream) or behind (hidden under the sheet: the cream stays)
+DOOR = CUPBOARD[0]
+RIGHT_V = ((0.75, 1.0), (0.75, 0.0), "V")
+RIGHT_M = ((0.75, 1.0), (0.75, 0.0), "M")
+NEAR_V = ((0.7, 1.0), (0.7, 0.0), "V")
+
+
+def _door_item() -> list[bytes]:
+    options = [_after(DOOR, RIGHT_M), _after(DOOR, NEAR_V), _after(DOOR, RIGHT_V), _after(DOOR, RIGHT_V, BOOK_V)]
+    return [_png(_after(DOOR)), *map(_png, options)]
+
+
+@pytest.mark.parametrize(("fold", "want"), [(RIGHT_V, 2), (RIGHT_M, 0), (NEAR_V, 1)])
+def test_a_named_fold_picks_its_result_over_the_other_assignment_and_a_nearby_line(fold: tuple, want: int) -> None:
+    got = choose(_door_item(), _named(*fold))
+    assert got.index == want and got.reason == "the closest to the named fold"
+    # the prediction is close to the real result, and the others are clearly further
+    assert got.misses[want] < 0.02
+    assert all(m > got.misses[want] + 0.005 for i, m in enumerate(got.misses) if i != want)
+
+
+def test_the_prediction_puts_a_valley_in_front_and_a_mountain_behind() -> None:
+    ref = decode(_png(_after(DOOR)))
+    valley, mountain = (predict_fold(ref, *f[:2], f[2]) for f in (RIGHT_V, RIGHT_M))
+    strip = (slice(100, 150), slice(136, 146))  # x ~ 0.57..0.65 (115.2 pixels a unit), mid height
+    assert (valley.rgb[strip] == (120, 160, 210)).all(axis=-1).mean() > 0.9  # the flap's back
+    assert (mountain.rgb[strip] == (250, 235, 200)).all(axis=-1).mean() > 0.9  # the sheet's front
+    assert (valley.mask == mountain.mask).all() and not valley.mask[:, 160:].any()  # nothing right of x = 0.75
+
+
+def test_a_named_fold_overrides_the_image_only_preferences() -> None:
+    # from the blank sheet every option is one fold away; without a step the picker takes the
+    # natural valley (2), with one it takes the named fold
+    tilted = ((0.42, 0.0), (0.62, 1.0), "V")
+    options = [_after(tilted), _after(BOOK_M), _after(BOOK_V), _after(((0.3, 0.0), (0.95, 1.0), "V"))]
+    pictures = [_png(square_sheet()), *map(_png, options)]
+    assert choose(pictures).index == 2
+    assert choose(pictures, _named(*tilted)).index == 0
+    assert choose(pictures, _named(*BOOK_M)).index == 1
+
+
+def test_origami_search_reads_the_named_step_from_the_prompt() -> None:
+    agent = OrigamiSearch(ModelConfig(id="origami-search", adapter="origami-search"), None)
+    ref, *options = _door_item()
+    for named, letter in ((RIGHT_V, "C"), (RIGHT_M, "A")):
+        request = mcq_request(ref, options, item=None, step=_named(*named))
+        assert mcq_step(request.text) == _named(*named)
+        assert json.loads(agent.complete(request).text) == {"answer": letter}
 
 
 def test_origami_search_answers_from_the_request_alone() -> None:

@@ -13,7 +13,7 @@ import yaml
 from PIL import Image
 
 from shredfold.cli import main
-from shredfold.cost import COMPOSITE_AREA, PIECE_AREA, estimate
+from shredfold.cost import COMPOSITE_AREA, MCQ_STEP, PIECE_AREA, estimate
 from shredfold.models.accounting import text_tokens
 from shredfold.plan import make_plan
 from shredfold.prompts.origami import mcq_request
@@ -200,3 +200,18 @@ def test_an_outside_set_is_priced_at_the_sizes_of_its_files(tmp_path: Path) -> N
     (api,) = report.models
     # two 240x90 pieces (news_en), and the 400x300 photograph the pieces-mode model is shown
     assert (api.requests, api.images, api.pixels) == (2, 3, 2 * 240 * 90 + 400 * 300)
+
+
+@pytest.mark.parametrize("variant", ["mcq_assoc", "mcq_causal"])
+def test_a_causal_mcq_request_is_billed_with_the_step_its_prompt_names(tmp_path: Path, variant: str) -> None:
+    origami = {"designs": {"builtin": True, "procedural": 0}, "tasks": [variant], "mcq_items": 3, "image_size": 256}
+    spec = {"name": "fold", "origami": origami, "models": [model("api", {"rule": "per-pixel"}, "high")]}
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    plan = make_plan(load_spec(path))
+    mcq = sum(len(s.items) for s in plan.sets_of("origami_mcq"))
+    (api,) = estimate(plan, None).models
+    unnamed = text_tokens(mcq_request(b"", [b""] * 4, item=None).text)
+    named = text_tokens(mcq_request(b"", [b""] * 4, item=None, step=MCQ_STEP).text)
+    assert named > unnamed
+    assert api.text_tokens == mcq * (named if variant == "mcq_causal" else unnamed)

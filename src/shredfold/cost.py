@@ -54,6 +54,9 @@ PNG_HEADER = 24
 # What a typical OrigamiBench answer looks like (its length is what counts).
 MCQ_ANSWER = '{"answer": "A"}'
 FOLD_ANSWER = '{"start": [0.5, 0.0], "end": [0.5, 1.0], "assignment": "V"}'
+# the step a causal MCQ prompt names, at the longest a coordinate is written (a crease-order
+# step naming several lines is longer; most name one)
+MCQ_STEP = {"kind": "fold", "start": [-0.1234, 0.1234], "end": [1.1234, -0.1234], "assignment": "M"}
 # A full-step turn's vertex list grows as folds cut the sheet: a blank square's 4 corners,
 # then about 4 more per earlier turn (an approximation; the list is capped at 200 anyway).
 VERTICES_START, VERTICES_PER_TURN = 4, 4
@@ -273,7 +276,8 @@ def mcq_shapes(cell: Cell, plan: Plan, sizes: ShredSizes) -> list[Shape]:
     ob = plan.spec.spec.origami
     assert ob is not None
     side = (ob.image_size, ob.image_size)
-    text = text_tokens(mcq_request(b"", [b""] * 4, item=None).text)
+    step = MCQ_STEP if cell.item_set.labels.get("task") == "mcq_causal" else None
+    text = text_tokens(mcq_request(b"", [b""] * 4, item=None, step=step).text)
     return [Shape(text, (side,) * 5, text_tokens(MCQ_ANSWER), count=len(cell.item_set.items))]
 
 

@@ -20,6 +20,9 @@ from shredfold.prompts.origami import mcq_request
 from shredfold.prompts.shred import build_request
 from shredfold.server import ChatServer, read_log, serve
 from shredfold.spec import ModelConfig
+from tests.origami_bench.test_picker import RIGHT_M, RIGHT_V
+from tests.origami_bench.test_picker import _door_item as door_item
+from tests.origami_bench.test_picker import _named as named_fold
 
 
 @pytest.fixture
@@ -328,3 +331,13 @@ def test_faults_inside_a_stream_reach_the_client_and_the_next_try_succeeds(start
     # The fault struck the first arrival of the body, and only the first.
     assert first == "" if fault == "no-choices" else first.endswith("<failed>")
     assert second.endswith("[2 images]") and "<failed>" not in second
+
+
+@pytest.mark.parametrize(("named", "letter"), [(RIGHT_V, "C"), (RIGHT_M, "A")])
+def test_a_causal_mcq_question_is_served_with_the_step_it_names(start, named: tuple, letter: str) -> None:
+    server = start("origami-search")
+    ref, *options = door_item()
+    question = mcq_request(ref, options, item=None, step=named_fold(*named))
+    body = OpenAICompatible(ModelConfig(id="m", base_url=server.url, model="origami-search")).body(question)
+    reply = client(server).chat.completions.create(model="origami-search", messages=body["messages"])
+    assert json.loads(reply.choices[0].message.content or "") == {"answer": letter}

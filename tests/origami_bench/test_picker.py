@@ -145,3 +145,11 @@ def test_a_request_without_five_sane_pictures_is_refused_with_its_cause() -> Non
         request = Request(template=mcq_template(), messages=(Message(role="user", text=MCQ_TASK, images=tuple(images)),))
         with pytest.raises(ModelCallError, match=cause):
             agent.complete(request)
+
+
+def test_a_named_fold_line_of_two_equal_points_is_refused_with_its_cause() -> None:
+    agent = OrigamiSearch(ModelConfig(id="origami-search", adapter="origami-search"), None)
+    ref, *options = _door_item()
+    request = mcq_request(ref, options, item=None, step=_named((0.5, 0.5), (0.5, 0.5), "V"))
+    with pytest.raises(ModelCallError, match="two equal points"):
+        agent.complete(request)

@@ -63,3 +63,16 @@ def test_coordinates_are_written_to_four_decimals_and_read_back_as_written() -> 
 def test_serve_recognises_both_wordings(step: dict | None) -> None:
     text = _text(step)
     assert infer_template(text) == serve_template(text) == mcq_template() == "origami-mcq/v3"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The step: a valley (V) fold along the directed line from [1.2.3, 0] to [1, 1]",
+        "The step: a valley (V) fold along the directed line from [" + "9" * 400 + ", 0] to [1, 1]",
+        "The step: a sideways (S) fold along the directed line from [0, 0] to [1, 1]",
+        "The step: crease lines added to the pattern: none at all. The right option shows it.",
+    ],
+)
+def test_a_step_line_that_is_not_as_written_names_no_step(text: str) -> None:
+    assert mcq_step(text) is None

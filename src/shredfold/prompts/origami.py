@@ -152,12 +152,14 @@ def step_line(step: Mapping[str, Any]) -> str:
     )
 
 
+# a coordinate as step_line writes it; bounded, so that no text can make an infinite one
+_NUM = r"(-?\d{1,6}(?:\.\d{1,6})?)"
 _FOLD_STEP = re.compile(
     r"The step: an? (?:valley|mountain) \(([VM])\) fold along the directed line from "
-    r"\[(-?[\d.]+), (-?[\d.]+)\] to \[(-?[\d.]+), (-?[\d.]+)\]"
+    rf"\[{_NUM}, {_NUM}\] to \[{_NUM}, {_NUM}\]"
 )
-_CREASE_STEP = re.compile(r"The step: crease lines added to [^:]*: ([^\n]*?)\. The right option")
-_CREASE = re.compile(r"(?:valley|mountain) \(([VM])\) from \[(-?[\d.]+), (-?[\d.]+)\] to \[(-?[\d.]+), (-?[\d.]+)\]")
+_CREASE_STEP = re.compile(r"The step: crease lines added to [^:\n]*: ([^\n]*?)\. The right option")
+_CREASE = re.compile(rf"(?:valley|mountain) \(([VM])\) from \[{_NUM}, {_NUM}\] to \[{_NUM}, {_NUM}\]")
 
 
 def mcq_step(prompt: str) -> dict[str, Any] | None:

@@ -1,6 +1,7 @@
 """Accuracy of the built-in MCQ pickers on a spec's one-step items, and what the item gates
 did (distractors replaced, items dropped). Items are planned and built as the pipeline's
-origami_mcq task does (catalogue, plan_mcq, build_mcq); the agents answer the request a
+origami_mcq task does (catalogue, crease orders for designs without a fold sequence,
+plan_mcq, build_mcq); the agents answer the request a
 model is sent (mcq_request: the causal items' prompt names the step made), through their
 adapters. ``--unnamed`` asks the causal items with the associative wording (no step), as
 before the prompt named it, for comparison.
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from shredfold.models.builtin.origami_agents import OrigamiRandom, OrigamiSearch
 from shredfold.origami_bench.catalogue import load_catalogue
+from shredfold.origami_bench.crease_order import OrderBook
 from shredfold.origami_bench.mcq import McqDropped, StateCache, build_mcq, plan_mcq
 from shredfold.prompts.origami import AnswerError, mcq_request, parse_mcq
 from shredfold.spec import ModelConfig, read_spec
@@ -44,13 +46,15 @@ def main() -> None:
     store = Store(args.store) if args.store else None
     designs = list(load_catalogue(ob, spec.seed, store).designs)
     agents = {name: cls(ModelConfig(id=name, adapter=name), None) for name, cls in AGENTS.items()}
-    cache = StateCache()
+    orders = OrderBook(store)  # read from the store when given, never written
+    cache = StateCache(orders)
     n_items = args.items or ob.mcq_items
     for variant in args.variants:
         if variant not in ob.tasks:
             continue
-        specs = plan_mcq(designs, variant, n_items, spec.seed, ob.image_size)  # type: ignore[arg-type]
+        specs = plan_mcq(designs, variant, n_items, spec.seed, ob.image_size, orders)  # type: ignore[arg-type]
         right: Counter[str] = Counter()
+        right_by_step: dict[str, Counter[str]] = {name: Counter() for name in agents}
         picked: dict[str, Counter[str]] = {name: Counter() for name in agents}
         rejected: Counter[str] = Counter()
         replaced = dropped = built = ambiguous = 0
@@ -79,6 +83,7 @@ def main() -> None:
                     letter = ""
                 seconds[name] += time.perf_counter() - t0
                 right[name] += letter == item.answer
+                right_by_step[name][str(item.step["kind"]) if item.step else "none"] += letter == item.answer
                 if letter and letter != item.answer:
                     picked[name][item.kinds["ABCD".index(letter)]] += 1
         print(f"{variant}: {len(specs)} planned, {built} built, {dropped} dropped, "
@@ -92,6 +97,8 @@ def main() -> None:
             acc = right[name] / max(built, 1)
             print(f"  {name}: accuracy {acc:.3f} ({right[name]}/{built}), wrong picks by kind "
                   f"{dict(picked[name])}, {seconds[name] / max(built, 1):.2f} s/item")
+            if named:
+                print(f"    right by the kind of step named: {dict(right_by_step[name])} of {dict(named)}")
 
 
 if __name__ == "__main__":

@@ -126,3 +126,7 @@ def test_a_causal_item_on_a_crease_order_names_the_crease_lines_added() -> None:
     item = build_mcq(_spec(waterbomb, k=1), designs, SIZE, cache)
     assert item.step == {"kind": "crease", "creases": [dict(a) for a in steps[1]]}
     assert {"earlier", "other-assignment"} & set(item.kinds)
+    # the first line swapped from the bare sheet is the answer turned over: never offered
+    first = build_mcq(_spec(waterbomb, k=0), designs, SIZE, cache)
+    assert first.step == {"kind": "crease", "creases": [dict(a) for a in steps[0]]}
+    assert "other-assignment" not in first.kinds and first.kinds.count("answer") == 1

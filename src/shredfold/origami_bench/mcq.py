@@ -247,7 +247,9 @@ def build_mcq(spec: McqSpec, designs: Sequence[Design], size: int, cache: StateC
         pool_c: list[tuple[str, FoldState | None]] = [
             ("later", states[spec.k + 2] if spec.k + 2 < len(states) else None),
             ("earlier", states[spec.k - 1] if spec.k >= 1 else None),
-            ("other-assignment", _other_assignment(ref, creases[spec.k])),
+            # from the bare sheet the swapped lines are the whole pattern swapped: the same
+            # folded object turned over, which a named step cannot tell from the answer
+            ("other-assignment", _other_assignment(ref, creases[spec.k]) if spec.k >= 1 else None),
         ]
         for j in rng.permutation(len(pool_c)):
             offer(*pool_c[int(j)])

@@ -149,3 +149,34 @@ def test_state_counts_ignore_rotation_mirror_renumbering_and_noise(name, angle, 
     assert res.satisfiable and expected.satisfiable
     assert (res.states, res.variables) == (expected.states, expected.variables)
     assert sorted(res.components) == sorted(expected.components)
+
+
+@pytest.mark.parametrize(("letter", "sign"), [("V", -1), ("M", 1)])
+def test_face_orders_say_which_face_lies_on_top(letter, sign):
+    # FOLD faceOrders [f, g, s]: s = +1 when f lies above g on the side f's normal points
+    # to. A valley brings the far half onto the near half's normal side, whichever half is
+    # taken to stay: face 0 is below face 1 (-1); a mountain the other way round (+1).
+    res = solve_layers(square_with(((0.5, 0), (0.5, 1), letter)))
+    assert res.face_orders.tolist() == [[0, 1, sign]]
+
+
+@pytest.mark.parametrize("want", [1, -1])
+def test_an_unassigned_fold_follows_the_preferred_order(want):
+    res = solve_layers(square_with(((0.5, 0), (0.5, 1), "U")), limit=None,
+                       prefer=lambda pairs: np.full(len(pairs), want))
+    assert res.face_orders.tolist() == [[0, 1, want]]
+    assert res.states == 2  # a preference never changes the count
+
+
+@pytest.mark.parametrize(("limit", "limited"), [(15, True), (16, True), (17, False), (None, False)])
+def test_a_count_that_reaches_the_limit_is_limited(limit, limited):
+    res = solve_layers(pleat("UUU"), limit=limit)  # 16 states in one component
+    assert (res.states, res.components, res.limited) == (min(16, limit or 16), (min(16, limit or 16),), limited)
+
+
+def test_layer_results_are_immutable():
+    from dataclasses import FrozenInstanceError
+
+    res = solve_layers(pleat("VMV"))
+    with pytest.raises(FrozenInstanceError):
+        res.states = 2  # type: ignore[misc]

@@ -255,9 +255,19 @@ def test_reports_and_violations_are_immutable():
 # ---- several vertices, each judged on its own creases ----------------------------------
 
 
-def test_a_vertex_is_named_whatever_its_id():
-    # the big-little-big vertex renumbered to take every id in turn, the first and last too
-    cp, centre = vertex_at_origin([(0, "V"), (80, "M"), (100, "M"), (200, "M")])
+@pytest.mark.parametrize(
+    ("rays", "rules"),
+    [
+        ([(0, "V"), (80, "M"), (100, "M"), (200, "M")], ["crimp"]),  # big-little-big
+        # sectors 20 (V, M), 80, 160, 100 from the first crease counter-clockwise from -180
+        # degrees: the first sector is the one to crimp
+        ([(190, "V"), (210, "M"), (290, "M"), (90, "M")], []),
+    ],
+    ids=["violation", "first-sector-crimps"],
+)
+def test_a_vertex_is_judged_alike_whatever_its_id(rays, rules):
+    # the vertex renumbered to take every id in turn, the first and last too
+    cp, centre = vertex_at_origin(rays)
     n = len(cp.vertices)
     for k in range(n):
         order = [i for i in range(n) if i != centre]
@@ -265,7 +275,7 @@ def test_a_vertex_is_named_whatever_its_id():
         new_id = np.empty(n, np.int64)
         new_id[order] = np.arange(n)
         moved = CreasePattern.from_fold(frame_from_arrays(cp.vertices[order], new_id[cp.edges], cp.assignments))
-        assert [(v.vertex, v.rule) for v in check_local(moved).violations] == [(k, "crimp")]
+        assert [(v.vertex, v.rule) for v in check_local(moved).violations] == [(k, r) for r in rules]
 
 
 def test_every_vertex_of_a_pattern_is_checked():

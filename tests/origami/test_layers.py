@@ -77,6 +77,7 @@ def test_crossing_folds_need_the_layers_to_agree():
     res = solve_layers(square_with(((0.5, 0), (0.5, 1), "V"), ((0, 0.5), (1, 0.5), "V")))
     assert not res.satisfiable
     assert res.reason == "maekawa"
+    assert (res.states, res.variables, res.face_orders, res.bad_faces) == (0, 0, None, ())
 
 
 def test_interlocking_flaps_are_rejected_with_faces():
@@ -88,6 +89,7 @@ def test_interlocking_flaps_are_rejected_with_faces():
     assert res.reason == "layer-order"
     assert set(res.bad_faces) <= {0, 1, 2} and res.bad_faces
     assert "cannot hold" in res.detail
+    assert (res.states, res.components, res.face_orders, res.bad_vertices) == (0, (), None, ())
 
 
 def test_strip_that_must_pierce_a_fold_is_rejected():
@@ -103,7 +105,8 @@ def test_strip_that_must_pierce_a_fold_is_rejected():
 @pytest.mark.parametrize("limit", [1, None])
 def test_timeout_is_reported_not_raised(limit):
     res = solve_layers(pleat("UUU"), limit=limit, timeout=0.0)
-    assert res.status == "timeout"
+    assert res.status == "timeout" and not res.satisfiable
+    assert (res.states, res.limited, res.components, res.face_orders) == (0, False, (), None)
 
 
 def test_face_orders_travel_in_a_fold_file():

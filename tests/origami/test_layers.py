@@ -1,3 +1,4 @@
+import itertools
 import math
 
 import numpy as np
@@ -183,3 +184,26 @@ def test_layer_results_are_immutable():
     res = solve_layers(pleat("VMV"))
     with pytest.raises(FrozenInstanceError):
         res.states = 2  # type: ignore[misc]
+
+
+def strip(letters):
+    """A strip of len(letters) + 1 equal stamps with the given creases between them."""
+    n = len(letters) + 1
+    return square_with(*[((i / n, 0), (i / n, 1), a) for i, a in enumerate(letters, 1)])
+
+
+@pytest.mark.parametrize(("stamps", "foldings"), [(4, 16), (5, 50)])
+def test_the_mountain_valley_assignments_share_out_the_stamp_foldings(stamps, foldings):
+    # Every folding of the strip gives each crease one letter, so counting the foldings of
+    # each full assignment and summing gives all of them (A000136). Fixed letters leave most
+    # layer pairs to constraints that mix known and free orders.
+    counts = [solve_layers(strip(x), limit=None).states for x in itertools.product("MV", repeat=stamps - 1)]
+    assert sum(counts) == foldings
+    assert min(counts) >= 1  # every assignment of a strip of equal stamps folds
+
+
+@pytest.mark.parametrize("letters", ["MUUV", "UMUU", "VUVU"])
+def test_an_unassigned_crease_counts_the_foldings_of_both_letters(letters):
+    choices = [("M", "V") if x == "U" else (x,) for x in letters]
+    completions = sum(solve_layers(strip(c), limit=None).states for c in itertools.product(*choices))
+    assert solve_layers(strip(letters), limit=None).states == completions

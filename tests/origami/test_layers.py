@@ -207,3 +207,17 @@ def test_an_unassigned_crease_counts_the_foldings_of_both_letters(letters):
     choices = [("M", "V") if x == "U" else (x,) for x in letters]
     completions = sum(solve_layers(strip(c), limit=None).states for c in itertools.product(*choices))
     assert solve_layers(strip(letters), limit=None).states == completions
+
+
+def test_flaps_that_never_overlap_count_independently():
+    # a 3 x 1 sheet with two unassigned creases near each end: the left flaps fold within
+    # x < 0.6 and the right ones within x > 2.4, so their orders multiply
+    def sheet(xs):
+        segs = [((0, 0), (3, 0)), ((3, 0), (3, 1)), ((3, 1), (0, 1)), ((0, 1), (0, 0))]
+        segs += [((x, 0), (x, 1)) for x in xs]
+        return CreasePattern.from_segments(np.array(segs, float), ["B"] * 4 + ["U"] * len(xs))
+
+    left, right = solve_layers(sheet([0.2, 0.4]), limit=None), solve_layers(sheet([2.6, 2.8]), limit=None)
+    both = solve_layers(sheet([0.2, 0.4, 2.6, 2.8]), limit=None)
+    assert both.states == left.states * right.states == 16
+    assert sorted(both.components) == sorted(left.components + right.components)

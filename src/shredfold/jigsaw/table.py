@@ -91,6 +91,34 @@ def _head_rows(rgb: np.ndarray, ys: list[int], xs: list[int]) -> int:
     return count
 
 
+def _split_at_rules(w: Word, xs: list[int], vert: np.ndarray) -> list[Word]:
+    """The word cut where a vertical rule crosses its box, at the space nearest the rule.
+
+    The OCR's line detector joins the texts of neighbouring cells on one baseline ("Region
+    Product line" from two header cells); by its centre the whole line would land in one
+    of them and leave the other empty. Without a space near the rule the text stays whole
+    (letters' widths are unknown, so a cut inside a word would be a guess).
+    """
+    y0, y1 = int(w.y0) + 2, int(w.y1) - 2
+    cuts = [x for x in xs[1:-1] if w.x0 + 4 < x < w.x1 - 4 and y1 > y0
+            and _ruled(vert, x - 3, x + 4, y0, y1)]
+    if not cuts:
+        return [w]
+    spaces = [k for k, ch in enumerate(w.text) if ch == " "]
+    width = w.x1 - w.x0
+    pieces, start, left = [], 0, w.x0
+    for x in cuts:
+        target = (x - w.x0) / width * len(w.text)
+        near = [k for k in spaces if k > start and abs(k - target) <= max(2.0, 0.2 * len(w.text))]
+        if not near:
+            continue
+        k = min(near, key=lambda k: abs(k - target))
+        pieces.append(Word(w.text[start:k].strip(), left, w.y0, float(x), w.y1, w.score))
+        start, left = k + 1, float(x)
+    pieces.append(Word(w.text[start:].strip(), left, w.y0, w.x1, w.y1, w.score))
+    return [p for p in pieces if p.text]
+
+
 def table_html(rgb: np.ndarray, words: Sequence[Word]) -> str:
     ys, xs, horiz, vert = grid(rgb)
     if len(ys) < 2 or len(xs) < 2:
@@ -108,7 +136,7 @@ def table_html(rgb: np.ndarray, words: Sequence[Word]) -> str:
         return "<table>\n" + "\n".join(body) + "\n</table>" if body else format_text(words, "prose")
     cells = _cells(ys, xs, horiz, vert)
     texts: dict[tuple[int, int], list[Word]] = {}
-    for w in words:
+    for w in (part for word in words for part in _split_at_rules(word, xs, vert)):
         cx, cy = (w.x0 + w.x1) / 2, (w.y0 + w.y1) / 2
         for r, c, rs, cs in cells:
             if ys[r] <= cy < ys[r + rs] and xs[c] <= cx < xs[c + cs]:

@@ -61,3 +61,21 @@ def test_a_line_inside_a_merged_cell_is_not_cut() -> None:
     rgb, words = _page_and_words()
     out = table_html(rgb, words)
     assert '<td colspan="2">not reported</td>' in out
+
+
+def _stepped(rgb: np.ndarray, band: int = 50, step: int = 2) -> np.ndarray:
+    """The page as reassembled scraps draw it: every other band of rows a couple of pixels
+    to the right, then every other band of columns a couple of pixels down, so that each
+    rule is a chain of runs shorter than a rule-finder's minimum, stepping at the seams."""
+    out = rgb.copy()
+    for y in range(band, out.shape[0], 2 * band):
+        out[y : y + band, step:] = rgb[y : y + band, :-step]
+    shifted = out.copy()
+    for x in range(band, out.shape[1], 2 * band):
+        shifted[step:, x : x + band] = out[:-step, x : x + band]
+    return shifted
+
+
+def test_rules_that_step_at_the_seams_still_bound_the_cells() -> None:
+    rgb, words = _page_and_words()
+    assert table_text(table_html(_stepped(rgb), words)) == table_text(TABLE)

@@ -17,6 +17,7 @@ import numpy as np
 from shredfold.jigsaw.words import Word, format_text, rows
 
 RULE_RUN = 61  # px: a straight dark run this long is a rule, not a letter
+RULE_STEP = 2  # px: a rule may step sideways this much where two scraps meet
 RULE_COVER = 0.6  # share of a boundary that must be ruled to separate two units
 HEAD_WASH = 0.96  # a header row's paper is at most this bright relative to the body's
 
@@ -38,8 +39,14 @@ def _ruled(mask: np.ndarray, x0: int, x1: int, y0: int, y1: int) -> bool:
 def grid(rgb: np.ndarray) -> tuple[list[int], list[int], np.ndarray, np.ndarray]:
     gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
     dark = (gray < 150).astype(np.uint8)
-    horiz = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((1, RULE_RUN), np.uint8))
-    vert = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((RULE_RUN, 1), np.uint8))
+    # Reassembled scraps sit a pixel or two off each other, which cuts a rule into runs
+    # shorter than RULE_RUN wherever seams cross it; thickening the ink across the rule's
+    # direction first bridges such steps (letters stay far shorter than a rule).
+    across = 2 * RULE_STEP + 1
+    horiz = cv2.morphologyEx(cv2.dilate(dark, np.ones((across, 1), np.uint8)), cv2.MORPH_OPEN,
+                             np.ones((1, RULE_RUN), np.uint8))
+    vert = cv2.morphologyEx(cv2.dilate(dark, np.ones((1, across), np.uint8)), cv2.MORPH_OPEN,
+                            np.ones((RULE_RUN, 1), np.uint8))
     ys = _positions(horiz.sum(axis=1), RULE_RUN * 2)
     xs = _positions(vert.sum(axis=0), RULE_RUN * 2)
     return ys, xs, horiz.astype(bool), vert.astype(bool)

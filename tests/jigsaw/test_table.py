@@ -79,3 +79,18 @@ def _stepped(rgb: np.ndarray, band: int = 50, step: int = 2) -> np.ndarray:
 def test_rules_that_step_at_the_seams_still_bound_the_cells() -> None:
     rgb, words = _page_and_words()
     assert table_text(table_html(_stepped(rgb), words)) == table_text(TABLE)
+
+
+def test_rules_broken_by_white_seams_still_bound_the_cells() -> None:
+    # A photograph's segmented scraps leave a few pixels of white between them, so each
+    # rule is cut into runs shorter than a rule-finder's minimum wherever a seam crosses it.
+    rgb, words = _page_and_words()
+    grid = table_grid(Document(doc_id="t/table", domain="table", text=TABLE), SETTINGS)
+    (x0, y0), lay = grid.origin, grid.layout
+    seamed = rgb.copy()
+    for a, b in zip(lay.col_x, lay.col_x[1:], strict=False):  # seams across the rows' rules
+        seamed[:, x0 + (a + b) // 2 - 3 : x0 + (a + b) // 2 + 3] = 255
+    for r in (2, 4):  # and across the columns' rules, mid-row
+        y = y0 + (lay.row_y[r] + lay.row_y[r + 1]) // 2
+        seamed[y - 3 : y + 3] = 255
+    assert table_text(table_html(seamed, words)) == table_text(TABLE)

@@ -17,7 +17,9 @@ import numpy as np
 from shredfold.jigsaw.words import Word, format_text, rows
 
 RULE_RUN = 61  # px: a straight dark run this long is a rule, not a letter
-RULE_STEP = 2  # px: a rule may step sideways this much where two scraps meet
+RULE_STEP = 2  # px: a rule may step sideways this much where two scraps meet ...
+RULE_GAP = 15  # px: ... and break off for less than this (a seam's gap)
+RULE_PIECE = 25  # px: the shortest run of a rule between two seams that counts
 RULE_COVER = 0.6  # share of a boundary that must be ruled to separate two units
 HEAD_WASH = 0.96  # a header row's paper is at most this bright relative to the body's
 
@@ -36,17 +38,30 @@ def _ruled(mask: np.ndarray, x0: int, x1: int, y0: int, y1: int) -> bool:
     return part.size > 0 and float(part.any(axis=0 if y1 - y0 <= 7 else 1).mean()) >= RULE_COVER
 
 
+def _runs(mask: np.ndarray, direction: tuple[int, int]) -> np.ndarray:
+    """Pixels of ``mask`` on straight runs along ``direction`` ((1, 0): horizontal) of at
+    least RULE_RUN, counting runs of RULE_PIECE that are less than RULE_GAP apart as one."""
+
+    def line(length: int) -> np.ndarray:
+        return np.ones((1, length) if direction == (1, 0) else (length, 1), np.uint8)
+
+    pieces = cv2.morphologyEx(mask, cv2.MORPH_OPEN, line(RULE_PIECE))
+    chained = cv2.morphologyEx(pieces, cv2.MORPH_CLOSE, line(RULE_GAP))
+    return cv2.morphologyEx(chained, cv2.MORPH_OPEN, line(RULE_RUN))
+
+
 def grid(rgb: np.ndarray) -> tuple[list[int], list[int], np.ndarray, np.ndarray]:
     gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
     dark = (gray < 150).astype(np.uint8)
-    # Reassembled scraps sit a pixel or two off each other, which cuts a rule into runs
-    # shorter than RULE_RUN wherever seams cross it; thickening the ink across the rule's
-    # direction first bridges such steps (letters stay far shorter than a rule).
+    # Reassembled scraps sit a pixel or two off each other, and on a photograph the seams
+    # between segmented scraps are gaps of white a few pixels wide: a rule is a chain of
+    # runs stepping and breaking at the seams. Ink is first thickened across the rule's
+    # direction (bridges the steps), runs of RULE_PIECE are kept (letters' strokes are
+    # shorter), gaps of up to RULE_GAP between them are closed, and what then reaches
+    # RULE_RUN is a rule.
     across = 2 * RULE_STEP + 1
-    horiz = cv2.morphologyEx(cv2.dilate(dark, np.ones((across, 1), np.uint8)), cv2.MORPH_OPEN,
-                             np.ones((1, RULE_RUN), np.uint8))
-    vert = cv2.morphologyEx(cv2.dilate(dark, np.ones((1, across), np.uint8)), cv2.MORPH_OPEN,
-                            np.ones((RULE_RUN, 1), np.uint8))
+    horiz = _runs(cv2.dilate(dark, np.ones((across, 1), np.uint8)), (1, 0))
+    vert = _runs(cv2.dilate(dark, np.ones((1, across), np.uint8)), (0, 1))
     ys = _positions(horiz.sum(axis=1), RULE_RUN * 2)
     xs = _positions(vert.sum(axis=0), RULE_RUN * 2)
     return ys, xs, horiz.astype(bool), vert.astype(bool)

@@ -94,3 +94,19 @@ def test_rules_broken_by_white_seams_still_bound_the_cells() -> None:
         y = y0 + (lay.row_y[r] + lay.row_y[r + 1]) // 2
         seamed[y - 3 : y + 3] = 255
     assert table_text(table_html(seamed, words)) == table_text(TABLE)
+
+
+def test_cells_joined_in_an_l_by_missing_rules_become_one_rectangle() -> None:
+    # Erase the rule between "412" and "538" and the one under "538": the three units form
+    # an L whose box also covers "289"; one cell takes all four, none is left empty.
+    rgb, words = _page_and_words()
+    doc = Document(doc_id="t/table", domain="table", text=TABLE)
+    grid = table_grid(doc, SETTINGS)
+    box = {c.text: grid.box(c) for c in grid.cells}
+    erased = rgb.copy()
+    left, top, right, bottom = box["538"]
+    erased[top + 4 : bottom - 4, left - 3 : left + 4] = 245  # between 412 and 538
+    erased[bottom - 3 : bottom + 4, left + 4 : right - 4] = 245  # under 538
+    out = table_html(erased, words)
+    assert '<td rowspan="2" colspan="2">412 538 289 344</td>' in out
+    assert "<td></td>" not in out

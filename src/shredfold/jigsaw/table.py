@@ -87,9 +87,24 @@ def _cells(ys: list[int], xs: list[int], horiz: np.ndarray, vert: np.ndarray
                 parent[find(r * nc + c)] = find(r * nc + c + 1)
             if r + 1 < nr and not _ruled(horiz, left, right, ys[r + 1] - 3, ys[r + 1] + 4):
                 parent[find(r * nc + c)] = find((r + 1) * nc + c)
-    spans: dict[int, list[int]] = {}
-    for u in range(nr * nc):
-        spans.setdefault(find(u), []).append(u)
+    # A cell is a rectangle: a missing rule can join units in an L, whose bounding box
+    # overlaps a neighbour (two cells then claim the same text). Grow every group to its
+    # box, absorbing what lies inside, until the boxes tile the grid.
+    while True:
+        spans: dict[int, list[int]] = {}
+        for u in range(nr * nc):
+            spans.setdefault(find(u), []).append(u)
+        grown = False
+        for root, units in spans.items():
+            rs = [u // nc for u in units]
+            cs = [u % nc for u in units]
+            for r in range(min(rs), max(rs) + 1):
+                for c in range(min(cs), max(cs) + 1):
+                    if find(r * nc + c) != find(root):
+                        parent[find(r * nc + c)] = find(root)
+                        grown = True
+        if not grown:
+            break
     out = []
     for units in spans.values():
         rs = [u // nc for u in units]

@@ -76,12 +76,11 @@ def solved(design: Design, size: int, cache: Path | None) -> tuple[bytes, np.nda
     secs = time.perf_counter() - t0
     if cache is not None:
         cache.mkdir(parents=True, exist_ok=True)
-        tmp = png.with_suffix(".tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, png)
-        with open(npy.with_suffix(".tmp"), "wb") as fh:
-            np.save(fh, mask)
-        os.replace(npy.with_suffix(".tmp"), npy)
+        for path, write in ((png, lambda fh: fh.write(data)), (npy, lambda fh: np.save(fh, mask))):
+            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+            with open(tmp, "wb") as fh:
+                write(fh)
+            os.replace(tmp, path)
     return data, mask, secs
 
 

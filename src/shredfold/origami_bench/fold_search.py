@@ -75,7 +75,7 @@ class Node:
 
 @dataclass
 class SearchResult:
-    """Every scored outline, best first (ties: fewer folds, then found earlier)."""
+    """Every scored outline, best first (see :func:`search`)."""
 
     nodes: list[Node]
     evaluations: int
@@ -345,7 +345,7 @@ def _node(scorer: Scorer, outline: shapely.Geometry, folds: tuple[Line, ...]) ->
 MEASURES = ("score", "placed", "recall", "cover")
 
 
-def _beam(children: list[Node], floor: float, width: int) -> list[Node]:
+def _beam(children: list[Node], floor: float, ceiling: float, width: int) -> list[Node]:
     """The outlines to fold further: the best ``width`` by each of three measures.
 
     Aligned IoU alone is greedy: it favours outlines already the target's size, while the
@@ -353,7 +353,7 @@ def _beam(children: list[Node], floor: float, width: int) -> list[Node]:
     the target is a hint too (an outline that keeps its paper where the target has it is
     on its way), so the beam also keeps the best by IoU and by covered share in place.
     """
-    pool = [c for c in children if c.area >= floor]
+    pool = [c for c in children if floor <= c.area <= ceiling]
     chosen: list[Node] = []
     taken: set[int] = set()
     shapes: set[tuple[float, bytes]] = set()
@@ -385,7 +385,7 @@ def search(
     frontier = [root]
     evaluations, expanded = 1, 0
     floor = target.area * (1 - budget.slack)
-    for _ in range(depth):
+    for level in range(depth):
         children: list[Node] = []
         for node in frontier:
             if evaluations >= budget.evaluations:
@@ -407,11 +407,19 @@ def search(
         found += children
         if not children or max(c.score for c in children) >= 1 - 1e-9:
             break
-        frontier = _beam(children, floor, budget.beam)
+        # a fold at most halves the area: an outline more than 2**r times the target's
+        # cannot reach it in the r folds left
+        ceiling = target.area * 2.0 ** (depth - level - 1) * (1 + budget.slack)
+        frontier = _beam(children, floor, ceiling, budget.beam)
         if not frontier or evaluations >= budget.evaluations:
             break
-    # scores a pixel's worth apart are equal: the shorter plan wins
-    order = sorted(range(len(found)), key=lambda i: (-round(found[i].score, 3), len(found[i].folds), i))
+    # scores a pixel's worth apart are equal; then the outline where the picture has the
+    # target wins (a congruent outline turned or moved rasterises a little differently,
+    # which costs a thin shape GS), then the shorter plan
+    order = sorted(
+        range(len(found)),
+        key=lambda i: (-round(found[i].score, 3), -round(found[i].placed, 3), len(found[i].folds), i),
+    )
     return SearchResult([found[i] for i in order], evaluations, root.score, expanded)
 
 

@@ -6,8 +6,8 @@
 - ``origami-oracle``: replays the design's ground-truth fold sequence (MCQ: the stored
   answer). The only agent that reads ground truth (through ``request.item``).
 - ``origami-random``: a random valid fold each turn (MCQ: a random letter).
-- ``origami-search``: greedy search on silhouette IoU with the target image, one fold of
-  lookahead over the lines through two outline corners and the bisectors of two corners
+- ``origami-search``: full-step, a beam search over fold sequences on the folded outline
+  toward the target picture, planned once per episode (:mod:`.fold_search`)
   (MCQ: the option whose silhouette overlaps the reference's most, without alignment).
 
 Agents that play full-step episodes rebuild the current state from the accepted actions

@@ -9,17 +9,20 @@ the perpendicular bisectors of two corners (a corner laid onto another), the bis
 angle at a corner (an edge laid onto its neighbour) and the target's edge lines; each is
 tried in both directions.
 
-The score is GS's own measure at search resolution: IoU after the best of the square's 8
-symmetries, translated centroid onto centroid. Folding never adds area, so an outline
-already smaller than the target is scored but not folded further. The search is bounded by
+The score is GS's own measure on the picture's pixels: IoU after the best of the square's 8
+symmetries, translated centroid onto centroid, with each outline drawn as the picture draws
+it. The beam keeps the best outlines by that score and by three more measures (see
+:func:`_beam`), since the outline a few folds before the target scores low. Folding never
+adds area and at most halves it, so an outline already smaller than the target, or too large
+to reach it in the folds left, is scored but not folded further. The search is bounded by
 counts (beam width, outlines scored), never by time, so the same target and start always
-give the same plan.
+give the same plan; the agent plans once per episode and replays the plan turn by turn.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -44,7 +47,7 @@ GRID = 1e-9
 class Budget:
     """How much one plan may search (counts, so plans do not depend on the machine)."""
 
-    beam: int = 6  # outlines kept at each depth by each of the beam's three measures
+    beam: int = 6  # outlines kept at each depth by each of the beam's measures
     evaluations: int = 6000  # outlines scored in one plan, all depths together
     target_lines: int = 24  # most edge lines taken from the target picture
     slack: float = 0.15  # an outline may be this share smaller than the pictured target (its
@@ -81,7 +84,6 @@ class SearchResult:
     evaluations: int
     root_score: float
     expanded: int = 0
-    notes: list[str] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- outlines
@@ -346,12 +348,13 @@ MEASURES = ("score", "placed", "recall", "cover")
 
 
 def _beam(children: list[Node], floor: float, ceiling: float, width: int) -> list[Node]:
-    """The outlines to fold further: the best ``width`` by each of three measures.
+    """The outlines to fold further: the best ``width`` by each of :data:`MEASURES`.
 
     Aligned IoU alone is greedy: it favours outlines already the target's size, while the
     outline a few folds before the target is larger and scores low. Where the picture shows
     the target is a hint too (an outline that keeps its paper where the target has it is
-    on its way), so the beam also keeps the best by IoU and by covered share in place.
+    on its way), so the beam also keeps the best by IoU and by covered share in place, and
+    by covered share after alignment (the larger outlines that could still be folded down).
     """
     pool = [c for c in children if floor <= c.area <= ceiling]
     chosen: list[Node] = []

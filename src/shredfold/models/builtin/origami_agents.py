@@ -3,7 +3,7 @@
 - ``origami-oracle``: replays the design's ground-truth fold sequence (MCQ: the stored
   answer); the only agent that reads ground truth (through ``request.item``).
 - ``origami-random``: a random valid fold each turn (MCQ: a random letter).
-- ``origami-search``: greedy search on silhouette IoU with the target image.
+- ``origami-search``: beam search over fold sequences toward the target picture.
 
 How they play is in :mod:`shredfold.origami_bench.agents` (engine work, imported when an
 agent is built); this module only declares them.

@@ -41,6 +41,7 @@ Line = tuple[tuple[float, float], tuple[float, float]]
 MIN_CHANGE = 1e-4
 # Precision of the outline arithmetic (sheet units).
 GRID = 1e-9
+_VIEW_BOX = shapely.box(*VIEW)
 
 
 @dataclass(frozen=True)
@@ -272,7 +273,8 @@ class Scorer:
     def scores(self, outline: shapely.Geometry) -> tuple[float, float, float, float]:
         """Aligned IoU; IoU and the target's covered share where the outline lies; the
         target's covered share after the alignment."""
-        full = draw_mask(outline, self.t.shape[0], self.target.margin)
+        # GS sees the view only: paper folded out of it is lost
+        full = draw_mask(shapely.intersection(outline, _VIEW_BOX), self.t.shape[0], self.target.margin)
         inter = np.count_nonzero(full & self.t)
         union = np.count_nonzero(full) + self.t_area - inter
         placed = inter / union if union else 1.0
@@ -317,6 +319,11 @@ def target_from_png(png: bytes, max_lines: int) -> Target:
     x0, y0, x1, y1 = VIEW
     scale = n * (1 - 2 * margin) / max(x1 - x0, y1 - y0)
     ox, oy = n / 2 - scale * (x0 + x1) / 2, n / 2 + scale * (y0 + y1) / 2
+    # GS's silhouette covers the view only, not the picture's margin around it
+    lo, hi = int(np.ceil(ox + scale * x0 - 0.5)), int(np.floor(ox + scale * x1 - 0.5))
+    inside = np.zeros_like(full)
+    inside[lo : hi + 1, lo : hi + 1] = True
+    full = full & inside
     contours, _ = cv2.findContours(full.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     edges: list[tuple[float, Line]] = []
     for c in contours:

@@ -76,6 +76,8 @@ def test_the_scorer_is_gs_own_measure() -> None:
     assert scorer.score(own) == pytest.approx(1.0, abs=2e-3)
     assert scorer.score(shapely.affinity.translate(own, 13 * px, -21 * px)) == pytest.approx(1.0, abs=2e-3)
     assert scorer.score(shapely.affinity.scale(own, xfact=-1, origin=(0.5, 0.5))) == pytest.approx(1.0, abs=0.03)
+    # paper in the picture's margin, outside the view GS compares, counts for nothing
+    assert scorer.score(shapely.box(1.52, 0.0, 1.6, 0.5)) == 0.0
 
 
 @pytest.mark.parametrize("seq", [QUARTER, TRIANGLE], ids=["quarter-square", "triangle"])

@@ -46,7 +46,7 @@ def procedural_targets(per_tier: int, seed: int, most: int) -> list[Design]:
     return [d for t in TIERS for d in chosen[t]]
 
 
-def flat_folder_targets(folder: Path, sample: int) -> list[Design]:
+def flat_folder_targets(folder: Path, sample: int, tiers: tuple[str, ...] = TIERS) -> list[Design]:
     from shredfold.origami_bench.designs import folder_designs
 
     found, errors = folder_designs(folder, None)
@@ -54,7 +54,7 @@ def flat_folder_targets(folder: Path, sample: int) -> list[Design]:
         print(f"skipped: {e}")
     out = []
     per = max(1, sample // len(TIERS))
-    for t in TIERS:
+    for t in tiers:
         tier = [d for d in found if d.tier == t]
         step = max(1, len(tier) // per)
         out += tier[::step][:per]
@@ -141,6 +141,7 @@ def main() -> None:
     ap.add_argument("--size", type=int, default=OrigamiBenchSpec().image_size)
     ap.add_argument("--flat-folder", type=Path, default=Path(__file__).parents[1] / "../shared/flat-folder/instagram")
     ap.add_argument("--ff-sample", type=int, default=30, help="Flat-Folder designs (0: none)")
+    ap.add_argument("--ff-tiers", nargs="+", choices=TIERS, default=list(TIERS), help="play only these tiers' share")
     ap.add_argument("--cache", type=Path, default=None, help="folder for solved targets")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--compare", type=Path, nargs=2, default=None, metavar=("BEFORE", "AFTER"))
@@ -153,7 +154,7 @@ def main() -> None:
     print(f"agent from {Path(shredfold.__file__).parent}, step limit {args.step_limit}")
     parts = {"procedural": procedural_targets(args.per_tier, args.seed, args.most)}
     if args.ff_sample and args.flat_folder.is_dir():
-        parts["flat_folder"] = flat_folder_targets(args.flat_folder, args.ff_sample)
+        parts["flat_folder"] = flat_folder_targets(args.flat_folder, args.ff_sample, tuple(args.ff_tiers))
     rows: dict[str, list[dict[str, Any]]] = {}
     for part, designs in parts.items():
         rows[part] = []

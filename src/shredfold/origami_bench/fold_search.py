@@ -363,7 +363,8 @@ def _beam(children: list[Node], floor: float, ceiling: float, width: int) -> lis
     on its way), so the beam also keeps the best by IoU and by covered share in place, and
     by covered share after alignment (the larger outlines that could still be folded down).
     """
-    pool = [c for c in children if floor <= c.area <= ceiling]
+    # a target too small to reach in the folds left: fold down as far as the folds allow
+    pool = [c for c in children if floor <= c.area <= ceiling] or [c for c in children if c.area >= floor]
     chosen: list[Node] = []
     taken: set[int] = set()
     shapes: set[tuple[float, bytes]] = set()

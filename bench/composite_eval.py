@@ -5,7 +5,8 @@ Per sample, model and presentation: the request a model gets (built by the pipel
 photo was segmented (scraps found, worst IoU with the true masks, drawn from
 ``hidden.json`` — which only this evaluator reads, never the solver).
 
-Presentations: ``pieces`` (one image per scrap, as today), ``png`` (the stored composite),
+Presentations: ``pieces`` (one image per scrap, as today), ``png`` (the stored composite as
+stored: JPEG 95 since sample version 4),
 ``jpeg:Q`` (the composite as JPEG of quality Q), ``jpeg:Q:SIDE`` (also scaled so its
 longest side is SIDE px; ``jpeg:95:2048`` is the paper's protocol).
 

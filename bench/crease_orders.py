@@ -1,10 +1,10 @@
 """Crease orders over a folder of designs: how many get one, and how long the search takes.
 
-    nice -n 10 python bench/crease_orders.py FOLDER [--limit N] [--seconds S] [--group G]
+    nice -n 10 python bench/crease_orders.py FOLDER [--limit N] [--max-lines L] [--group G]
 
 For each ``.fold`` file (sorted by name; Flat-Folder's recognised with their tier) runs
 :func:`shredfold.origami_bench.crease_order.find_crease_order` with the default budget
-(``--seconds`` / ``--group`` override it) and prints CSV on stdout (file, tier, vertices,
+(``--max-lines`` / ``--group`` override it) and prints CSV on stdout (file, tier, vertices,
 lines, found, steps, largest step, nodes, solves, seconds, reason). A closing note on stderr:
 found / not found, the reasons by kind, and p50 / p95 seconds per design (search and replay).
 """
@@ -28,10 +28,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folder", type=Path)
     ap.add_argument("--limit", type=int, default=None, help="only the first N designs")
-    ap.add_argument("--seconds", type=float, default=DEFAULT_BUDGET.seconds)
+    ap.add_argument("--max-lines", type=int, default=DEFAULT_BUDGET.max_lines)
     ap.add_argument("--group", type=int, default=DEFAULT_BUDGET.group)
     args = ap.parse_args()
-    budget = dataclasses.replace(DEFAULT_BUDGET, seconds=args.seconds, group=args.group)
+    budget = dataclasses.replace(DEFAULT_BUDGET, max_lines=args.max_lines, group=args.group)
     designs, errors = folder_designs(args.folder, None)
     for e in errors:
         print(f"skipped: {e}", file=sys.stderr)

@@ -15,10 +15,11 @@ import time
 from pathlib import Path
 
 from shredfold.corpus.document import Document
-from shredfold.shred.sample import PNG_OPTIONS, build_sample, write_sample
+from shredfold.shred.formats import ENCODING
+from shredfold.shred.sample import build_sample, write_sample
 from shredfold.spec import RenderSettings, SynthesisSettings
 
-STAGES = ("key", "render", "cut", "pieces", "scraps", "composite", "png", "write")
+STAGES = ("key", "render", "cut", "pieces", "scraps", "composite", "encode", "write")
 
 _FALLBACK = "# A long inline article\n\n" + "\n\n".join(
     f"Paragraph {i}: the council met again on Tuesday to discuss the budget for the coming "
@@ -71,7 +72,7 @@ def main() -> None:
 
     mean = statistics.fmean(walls)
     print(f"document: {doc.doc_id} ({doc.domain}), page {page_w}x{page_h} px, N = {args.n}")
-    print(f"composite {comp_w}x{comp_h} px; PNG options {PNG_OPTIONS}")
+    print(f"composite {comp_w}x{comp_h} px; encoders {ENCODING}")
     print(f"samples/s: {1 / mean:.2f}  ({mean * 1000:.0f} ms per sample, {args.samples} samples)")
     print(f"bytes per sample: {statistics.fmean(sizes) / 1e6:.1f} MB")
     cpu_total = sum(statistics.fmean(cpus[s]) for s in STAGES)

@@ -7,7 +7,19 @@ import io
 import math
 from pathlib import Path
 
-from shredfold.aggregate import Grid, breakdowns, leaderboard, pairwise, to_csv, write_tables
+import pytest
+
+from shredfold.aggregate import (
+    Grid,
+    _alias,
+    _expr,
+    breakdowns,
+    leaderboard,
+    pairwise,
+    render_tables,
+    to_csv,
+    write_tables,
+)
 from shredfold.stages.score import write_cell_table
 from shredfold.tasks.base import ItemSet
 from shredfold.tasks.origami_common import OrigamiRow
@@ -203,3 +215,150 @@ def test_pairs_compare_only_the_items_both_answered(tmp_path: Path) -> None:
     assert ab["mean_a"] == round(sum(shared) / 8, 6)
     assert ab["mean_b"] == round(sum(shared) / 8 + 0.2, 6)
     assert ab["diff"] == -0.2 and ab["better"] == "a"
+
+
+def test_a_reference_model_ranks_first_even_when_it_scores_worst(tmp_path: Path) -> None:
+    paths = tables(tmp_path, {
+        "a": (ShredRow, [shred_row("ref", 1, 0.9, reference=True), shred_row("ref", 8, 0.9, reference=True)]),
+        "b": (ShredRow, [shred_row("good", 1, 0.1), shred_row("good", 8, 0.1)]),
+    })
+    board = as_dicts(*leaderboard(paths, grid_of(with_origami=False)))
+    assert [(r["model"], r["reference"]) for r in board] == [("ref", True), ("good", False)]
+
+
+def test_a_model_in_both_benchmarks_gets_one_row_with_both_columns(tmp_path: Path) -> None:
+    paths = tables(tmp_path, {
+        "s": (ShredRow, [shred_row("m", 1, 0.2), shred_row("n", 1, 0.1)]),
+        "q": (OrigamiRow, [origami_row("m", "mcq_assoc", "easy", correct=1.0, steps=1, turns=1, invalid=0)]),
+    })
+    board = as_dicts(*leaderboard(paths, grid_of()))
+    # shred rows are not reference rows, origami rows are: a model is a reference if any of
+    # its rows is, so m (NED 0.2) ranks before n (NED 0.1)
+    assert [r["model"] for r in board] == ["m", "n"]
+    m = board[0]
+    assert m["ned"] == 0.2 and m["origami_mcq_assoc"] == 1.0 and m["reference"] is True
+    assert board[1]["reference"] is False
+
+
+def test_an_absent_first_benchmark_leaves_the_others(tmp_path: Path) -> None:
+    # the grid lists shred first, but only origami rows were scored
+    paths = tables(tmp_path, {"q": (OrigamiRow, [
+        origami_row(m, "mcq_assoc", "easy", correct=c, steps=1, turns=1, invalid=0).model_copy(
+            update={"item": f"i{i}", "design": f"d{i}"})
+        for m, c in (("agent", 1.0), ("other", 0.0)) for i in range(3)
+    ])})
+    cols, rows = leaderboard(paths, grid_of())
+    assert [r["origami_mcq_assoc"] for r in as_dicts(cols, rows)] == [1.0, 0.0]
+    assert "ned" not in cols
+    made = breakdowns(paths, grid_of())
+    assert list(made) == ["breakdown_origami.csv"]
+    assert [r[0] for r in made["breakdown_origami.csv"][1]] == ["agent", "other"]
+    pcols, prows = pairwise(paths, grid_of())
+    assert [(r["metric"], r["model_a"], r["model_b"]) for r in as_dicts(pcols, prows)] == [
+        ("origami_mcq_assoc", "agent", "other")
+    ]
+
+
+def test_ranking_columns_come_from_a_later_task_when_the_first_has_none(tmp_path: Path) -> None:
+    # OrigamiBench first: its tasks rank by nothing, so NED ranks its models, those without
+    # one last (by name), and then the models only in ShredBench
+    g = Grid([MCQ, SHRED], {"origami_mcq": sets(MCQ, {"task": "mcq_assoc", "tier": "easy"}),
+                            "shred": sets(SHRED, {"domain": "news_en", "n": 1})})
+    mcq = {"task": "mcq_assoc", "tier": "easy", "correct": 1.0, "steps": 1, "turns": 1, "invalid": 0}
+    paths = tables(tmp_path, {
+        "q": (OrigamiRow, [origami_row(m, **mcq) for m in ("a-none", "b-worse", "c-better")]),
+        "s": (ShredRow, [shred_row("b-worse", 1, 0.6), shred_row("c-better", 1, 0.2), shred_row("d-shred", 1, 0.0)]),
+    })
+    board = as_dicts(*leaderboard(paths, g))
+    assert [r["model"] for r in board] == ["c-better", "b-worse", "a-none", "d-shred"]
+
+
+def test_a_headline_missing_from_the_plan_does_not_hide_the_next(tmp_path: Path) -> None:
+    # only the causal MCQ variant is planned: the associative one's column is absent, the
+    # causal one still gets its interval
+    g = Grid([MCQ], {"origami_mcq": sets(MCQ, {"task": "mcq_causal", "tier": "easy"})})
+    rows = [origami_row("agent", "mcq_causal", "easy", correct=float(i % 2), steps=1, turns=1, invalid=0)
+            .model_copy(update={"item": f"i{i}", "design": f"d{i}"}) for i in range(6)]
+    cols, out = leaderboard(tables(tmp_path, {"q": (OrigamiRow, rows)}), g)
+    assert "origami_mcq_assoc" not in cols
+    assert cols[cols.index("origami_mcq_causal") + 1:][:2] == ["origami_mcq_causal_ci_low", "origami_mcq_causal_ci_high"]
+    (agent,) = as_dicts(cols, out)
+    assert agent["origami_mcq_causal"] == 0.5
+    assert agent["origami_mcq_causal_ci_low"] < 0.5 < agent["origami_mcq_causal_ci_high"]
+
+
+def test_a_metric_with_an_undefined_value_gets_no_interval_and_no_pairs(tmp_path: Path) -> None:
+    def table_rows(model: str, first: float) -> list[ShredRow]:
+        return [shred_row(model, n, 0.2, domain="table", kind="table", teds=t).model_copy(
+            update={"item": f"t{n}", "doc_id": f"t{n}"}) for n, t in ((1, first), (8, 0.5))]
+
+    paths = tables(tmp_path, {"a": (ShredRow, table_rows("a", math.nan)), "b": (ShredRow, table_rows("b", 0.9))})
+    board = {r["model"]: r for r in as_dicts(*leaderboard(paths, grid_of(with_origami=False)))}
+    assert board["a"]["teds_ci_low"] is None and board["a"]["teds_ci_high"] is None
+    assert board["b"]["teds_ci_low"] is not None
+    cols, rows = pairwise(paths, grid_of(with_origami=False))
+    assert [r["metric"] for r in as_dicts(cols, rows)] == ["ned", "bleu", "rouge_l"]  # no TEDS pair
+
+
+def test_a_pair_without_shared_items_does_not_stop_the_others(tmp_path: Path) -> None:
+    paths = tables(tmp_path, {
+        "a": (ShredRow, docs_rows("a", NEDS)),
+        "b": (ShredRow, docs_rows("b", {f"x{i}": [0.5, 0.5] for i in range(3)})),  # shares nothing
+        "c": (ShredRow, docs_rows("c", NEDS)),
+    })
+    cols, rows = pairwise(paths, grid_of(with_origami=False))
+    assert {(r["model_a"], r["model_b"]) for r in as_dicts(cols, rows) if r["metric"] == "ned"} == {("a", "c")}
+
+
+def test_no_better_model_without_a_significant_difference(tmp_path: Path) -> None:
+    # b is 0.05 worse on four documents and 0.05 better on three, 0.04 better on the last:
+    # a mean difference of -0.00125 (not zero) drowned in noise
+    shift = [0.05] * 4 + [-0.05] * 3 + [-0.04]
+    noisy = {d: [v + e for v in vs] for (d, vs), e in zip(NEDS.items(), shift, strict=True)}
+    paths = tables(tmp_path, {"a": (ShredRow, docs_rows("a", NEDS)), "b": (ShredRow, docs_rows("b", noisy))})
+    cols, rows = pairwise(paths, grid_of(with_origami=False))
+    (ned,) = [r for r in as_dicts(cols, rows) if r["metric"] == "ned"]
+    assert ned["diff"] != 0 and ned["p_holm"] >= 0.05
+    assert ned["better"] == ""
+
+
+def test_a_difference_of_exactly_one_is_a_difference(tmp_path: Path) -> None:
+    zero = {d: [0.0, 0.0] for d in NEDS}
+    one = {d: [1.0, 1.0] for d in NEDS}
+    paths = tables(tmp_path, {
+        "a": (ShredRow, docs_rows("a", one)), "b": (ShredRow, docs_rows("b", zero)), "c": (ShredRow, docs_rows("c", one)),
+    })
+    cols, rows = pairwise(paths, grid_of(with_origami=False))
+    ned = {(r["model_a"], r["model_b"]): r for r in as_dicts(cols, rows) if r["metric"] == "ned"}
+    assert (ned[("a", "b")]["diff"], ned[("a", "b")]["better"]) == (1.0, "b")
+    assert (ned[("b", "c")]["diff"], ned[("b", "c")]["better"]) == (-1.0, "b")
+    assert (ned[("a", "c")]["diff"], ned[("a", "c")]["better"]) == (0.0, "")
+
+
+def test_grid_of_a_plan_has_its_tasks_and_their_item_sets(tmp_path: Path) -> None:
+    from shredfold.plan import make_plan
+    from shredfold.resolve import load_spec
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text("name: p\nshred:\n  domains: [news_en]\n  granularities: [1, 8]\n"
+                    "  documents_per_domain: 1\nmodels: [oracle]\n")
+    plan = make_plan(load_spec(spec))
+    g = Grid.of(plan)
+    assert g.tasks == [SHRED] and g.benchmarks() == {"shred": [SHRED]}
+    assert sorted(s.labels["n"] for s in g.sets["shred"]) == [1, 8]
+
+
+def test_missing_cell_tables_are_named_three_at_most(tmp_path: Path) -> None:
+    missing = [str(tmp_path / f"m{i}.parquet") for i in range(4)]
+    with pytest.raises(FileNotFoundError) as three:
+        render_tables(missing[:3], grid_of(), [])
+    assert str(three.value) == f"cell tables missing: {missing[:3]}"
+    with pytest.raises(FileNotFoundError) as four:
+        render_tables(missing, grid_of(), [])
+    assert str(four.value) == f"cell tables missing: {missing[:3]} …"
+
+
+def test_sql_aliases_split_at_the_last_as() -> None:
+    assert _alias("domain") == _expr("domain") == "domain"
+    assert _alias("CAST(n AS INTEGER) AS granularity") == "granularity"
+    assert _expr("CAST(n AS INTEGER) AS granularity") == "CAST(n AS INTEGER)"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from shredfold.cli import main
+from shredfold.shred.formats import COMPOSITE_FILE
 from shredfold.shred.sample_folder import SAMPLE_STAGE
 from shredfold.store import Store
 
@@ -26,7 +27,7 @@ def results(tmp_path: Path) -> Path:
     with store.writing(SAMPLE_STAGE, "ab" * 32) as tmp:
         (tmp / "pieces").mkdir()
         (tmp / "pieces" / "00.png").write_bytes(b"\x89PNG piece")
-        (tmp / "composite.png").write_bytes(b"\x89PNG composite")
+        (tmp / COMPOSITE_FILE).write_bytes(b"\xff\xd8\xff composite")
         (tmp / "truth.txt").write_text("hello\n")
         (tmp / "sample.json").write_text('{"piece_files": ["pieces/00.png"]}')
     store.put_json("response", "cd" * 32, {"model": {}, "request": {}, "response": {"text": "hi"}})

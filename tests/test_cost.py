@@ -19,6 +19,7 @@ from shredfold.plan import make_plan
 from shredfold.prompts.origami import mcq_request
 from shredfold.prompts.shred import build_request
 from shredfold.resolve import load_spec
+from shredfold.shred.formats import COMPOSITE_FILE
 from shredfold.shred.render import page_size
 from shredfold.shred.sample_folder import SAMPLE_STAGE
 from shredfold.store import Store
@@ -86,7 +87,7 @@ def stored(tmp_path: Path) -> tuple[Path, Store]:
         (tmp / "pieces").mkdir()
         for k, (w, h) in enumerate(PIECES):
             (tmp / "pieces" / f"{k:02d}.png").write_bytes(png(w, h))
-        (tmp / "composite.png").write_bytes(b"not read")
+        (tmp / COMPOSITE_FILE).write_bytes(b"not read")
         meta = {"n": 2, "piece_files": ["pieces/00.png", "pieces/01.png"],
                 "composite": {"width": COMPOSITE[0], "height": COMPOSITE[1]}}  # fmt: skip
         (tmp / "sample.json").write_text(json.dumps(meta))

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from shredfold.diagnostics import align, diagnose
+from shredfold.diagnostics import align, diagnose, kendall_tau
 
 LINES = [
     "Harbor cranes lifted record cargo",
@@ -105,6 +105,27 @@ def test_swapped_lines_lower_kendall_tau_but_lose_no_text() -> None:
     assert d.order_tau == pytest.approx(1 - 2 * 1 / 6)  # one discordant pair of six
     reversed_ = "".join(line.replace(" ", "") for line in reversed(LINES))
     assert diagnose(truth, boxes, lines, words, split_at(MID), AREA, reversed_).order_tau == pytest.approx(-1.0)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_kendall_tau_is_scipys_tau_b_ties_included(seed: int) -> None:
+    from scipy.stats import kendalltau
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 60))
+    # Few distinct values, so both sides have ties (tau-b's correction matters).
+    x, y = rng.integers(0, 6, n).tolist(), rng.integers(0, 6, n).astype(float).tolist()
+    expected = kendalltau(x, y).statistic
+    if np.isfinite(expected):
+        assert kendall_tau(x, y) == pytest.approx(float(expected), abs=1e-12)
+    else:
+        assert kendall_tau(x, y) is None
+
+
+def test_kendall_tau_is_none_for_constant_or_single_points() -> None:
+    assert kendall_tau([1.0], [2.0]) is None
+    assert kendall_tau([1, 2, 3], [5.0, 5.0, 5.0]) is None
+    assert kendall_tau([1, 2, 3], [1.0, 2.0, 3.0]) == 1.0
 
 
 def test_an_empty_answer_omits_everything_and_invents_nothing() -> None:

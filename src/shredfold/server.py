@@ -147,13 +147,17 @@ class SampleIndex:
 
     def _refresh(self, renditions: bool) -> None:
         from shredfold.shred.presentation import paper_image
-        from shredfold.shred.sample_folder import SAMPLE_STAGE, load_public
+        from shredfold.shred.sample_folder import COMPOSITE_FILE, SAMPLE_STAGE, load_public
 
         seen = self._rendered if renditions else self._seen
         for key in self.store.keys(SAMPLE_STAGE):
             if key in seen:
                 continue
-            public = load_public(self.store.object(SAMPLE_STAGE, key))
+            obj = self.store.object(SAMPLE_STAGE, key)
+            if not obj.has(COMPOSITE_FILE):  # a sample of an older layout: no request shows it
+                seen.add(key)
+                continue
+            public = load_public(obj)
             # The paper rendition costs an encode per sample: only looked for when the
             # stored images do not match.
             images = [paper_image(public.composite)] if renditions else [*public.pieces, public.composite]

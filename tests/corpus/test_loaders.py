@@ -240,7 +240,7 @@ def test_corpus_too_few_names_domain_asked_and_found() -> None:
     message = str(info.value)
     assert "built-in corpus" in message
     assert "news_en: asked for 99, found 6" in message
-    assert "table: asked for 99, found 6" in message
+    assert f"table: asked for 99, found {len(load_builtin('table'))}" in message
 
 
 def test_corpus_folder_replaces_builtin(corpus_dir: Path) -> None:

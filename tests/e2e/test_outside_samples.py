@@ -10,6 +10,7 @@ import duckdb
 import pytest
 
 from shredfold.cli import main
+from shredfold.shred.formats import COMPOSITE_FILE
 from shredfold.shred.sample_folder import SAMPLE_STAGE, load_hidden
 from shredfold.store import Store
 from tests.e2e.snake import snakemake, write_spec
@@ -100,7 +101,7 @@ def test_a_rendered_sample_imported_as_an_outside_one_scores_the_same(tmp_path: 
     sample = store.path(SAMPLE_STAGE, key)
     mine = tmp_path / "shreds" / "news_en" / "3" / "tide"
     mine.mkdir(parents=True)
-    shutil.copy(sample / "composite.png", mine / "composite.png")
+    shutil.copy(sample / COMPOSITE_FILE, mine / COMPOSITE_FILE)
     for k, piece in enumerate(sorted((sample / "pieces").glob("*.png")), start=1):
         shutil.copy(piece, mine / f"piece_{k}.png")
     (mine / "truth.md").write_text(TIDE)

@@ -19,6 +19,7 @@ from PIL import Image
 
 from shredfold.corpus.document import Document
 from shredfold.jigsaw.scoring import composite_masks
+from shredfold.shred.formats import COMPOSITE_FILE
 from shredfold.shred.sample import load_hidden, make_sample
 from shredfold.shred.synth import blend
 from shredfold.shred.texture import low_frequency
@@ -101,7 +102,7 @@ def recompose(folder: Path, table: np.ndarray) -> bytes:
 
 
 def composite_size(folder: Path) -> tuple[int, int]:
-    with Image.open(folder / "composite.png") as im:
+    with Image.open(folder / COMPOSITE_FILE) as im:
         return im.size
 
 
@@ -109,7 +110,7 @@ def photo(folder: Path, *, png: bytes | None = None, jpeg: int | None = None,
           scale: float = 1.0) -> Photo:
     """The sample's composite (or ``png``, the same table laid otherwise), scaled by
     ``scale`` and JPEG-compressed at quality ``jpeg`` when given."""
-    data = png if png is not None else (folder / "composite.png").read_bytes()
+    data = png if png is not None else (folder / COMPOSITE_FILE).read_bytes()
     with Image.open(io.BytesIO(data)) as im:
         rgb = im.convert("RGB")
     if scale != 1.0:

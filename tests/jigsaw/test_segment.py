@@ -18,6 +18,7 @@ from table_photos import NEWS, Photo, best_ious, build, composite_size, photo, r
 from shredfold.jigsaw.scoring import cluster_errors, crop_truth_pose
 from shredfold.jigsaw.segment import PAD, Segment, scrap_images, segment
 from shredfold.jigsaw.solve import solve
+from shredfold.shred.formats import COMPOSITE_FILE
 from shredfold.shred.sample import load_hidden
 from shredfold.spec import SynthesisSettings
 
@@ -112,14 +113,14 @@ def test_a_bare_table_has_no_scraps(news6: Path) -> None:
 
 def test_cut_out_scraps_pass_through_and_photos_are_cut(news6: Path) -> None:
     piece = (news6 / "pieces" / "00.png").read_bytes()
-    composite = (news6 / "composite.png").read_bytes()
+    composite = (news6 / COMPOSITE_FILE).read_bytes()
     kept, *cut = scrap_images([piece, composite])
     assert (kept == np.asarray(Image.open(io.BytesIO(piece)).convert("RGBA"))).all()
     assert len(cut) == 6 and all(c.shape[2] == 4 and c[..., 3].min() == 0 for c in cut)
 
 
 def test_a_huge_photo_is_reduced_first(news6: Path) -> None:
-    composite = (news6 / "composite.png").read_bytes()
+    composite = (news6 / COMPOSITE_FILE).read_bytes()
     width, height = composite_size(news6)
     full = scrap_images([composite])
     reduced = scrap_images([composite], max_pixels=width * height // 4)

@@ -26,7 +26,7 @@ from shredfold.metrics.text import ned, normalize, normalize_prefix, text_scores
 from shredfold.tables import CELL_SEP, Cell, Table, find_table, table_text
 
 BUILTIN = Path(__file__).resolve().parents[2] / "src" / "shredfold" / "corpus" / "builtin"
-TABLE_HTML = (BUILTIN / "table" / "01_quarterly_sales.html").read_text(encoding="utf-8")
+TABLE_HTML = (BUILTIN / "table" / "04_quarterly_sales.html").read_text(encoding="utf-8")
 NEWS = (BUILTIN / "news_en" / "01_city_budget.md").read_text(encoding="utf-8")
 
 

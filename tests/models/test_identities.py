@@ -20,7 +20,7 @@ IDENTITIES = {
     "ocr-islands": {"adapter": "ocr-islands", "version": 3, "ocr": "rapidocr-onnxruntime==1.4.4", "images": PIECES},
     "jigsaw-ocr": {
         "adapter": "jigsaw-ocr",
-        "version": 3,
+        "version": 4,
         "ocr": {
             "engine": "rapidocr-onnxruntime",
             "version": "1.4.4",
@@ -29,18 +29,18 @@ IDENTITIES = {
         },
         "images": PIECES,
     },
-    "origami-oracle": {"adapter": "origami-oracle", "version": 1},
-    "origami-random": {"adapter": "origami-random", "version": 1},
-    "origami-search": {"adapter": "origami-search", "version": 1},
+    "origami-oracle": {"adapter": "origami-oracle", "version": 2},
+    "origami-random": {"adapter": "origami-random", "version": 2},
+    "origami-search": {"adapter": "origami-search", "version": 2},
 }
 # response_key(identity, REQUEST); the OCR models moved on purpose at version 3 (photographs).
 KEYS = {
     "oracle": "3b0ead42888ab46ab45210dccfc87e959b05e68e701a7369fcf626e2fa76acf0",
     "ocr-islands": "a84bb30057195915236cc1af347c96602a561c5321216f0847733d3d95b41823",
-    "jigsaw-ocr": "ce2873f0b2ab068e5ea603d25fc72d86e28507b3683d09a1507649226ff04f52",
-    "origami-oracle": "c8cde0387af37ac826976e54afe38e0e5e92f450b2cc3c063857472faa065427",
-    "origami-random": "90d1bd915d61e952123215b60c5cad98d6bae55a8e45ae28a5473ed86d4852c1",
-    "origami-search": "c4619ced00a5ce75719c57524068ae697fcbb5ced51bab940cce1f2f9b7d8d18",
+    "jigsaw-ocr": "ed452d6d5e758a32c6dfeb1f8543ace6fa2e84ef1bdaa0a9694c885cb48d07b1",
+    "origami-oracle": "9a48eba6abfe42921b8130451aedb9ef30e1e26cf8800725fc45a72786578bb9",
+    "origami-random": "5835064fb40072d4f378c185c31714a0f8af8a47e61e953f265f5cd26d99a61d",
+    "origami-search": "d4a74f3b5dbddbdee2cd18b6d2ea3e00b8c09db1b50d286939447af8e5acd411",
 }
 REQUEST = Request(
     template="shred/prose/v1",

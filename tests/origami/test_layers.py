@@ -1,3 +1,4 @@
+import itertools
 import math
 
 import numpy as np
@@ -77,6 +78,7 @@ def test_crossing_folds_need_the_layers_to_agree():
     res = solve_layers(square_with(((0.5, 0), (0.5, 1), "V"), ((0, 0.5), (1, 0.5), "V")))
     assert not res.satisfiable
     assert res.reason == "maekawa"
+    assert (res.states, res.variables, res.face_orders, res.bad_faces) == (0, 0, None, ())
 
 
 def test_interlocking_flaps_are_rejected_with_faces():
@@ -88,6 +90,7 @@ def test_interlocking_flaps_are_rejected_with_faces():
     assert res.reason == "layer-order"
     assert set(res.bad_faces) <= {0, 1, 2} and res.bad_faces
     assert "cannot hold" in res.detail
+    assert (res.states, res.components, res.face_orders, res.bad_vertices) == (0, (), None, ())
 
 
 def test_strip_that_must_pierce_a_fold_is_rejected():
@@ -103,7 +106,8 @@ def test_strip_that_must_pierce_a_fold_is_rejected():
 @pytest.mark.parametrize("limit", [1, None])
 def test_timeout_is_reported_not_raised(limit):
     res = solve_layers(pleat("UUU"), limit=limit, timeout=0.0)
-    assert res.status == "timeout"
+    assert res.status == "timeout" and not res.satisfiable
+    assert (res.states, res.limited, res.components, res.face_orders) == (0, False, (), None)
 
 
 def test_face_orders_travel_in_a_fold_file():
@@ -149,3 +153,71 @@ def test_state_counts_ignore_rotation_mirror_renumbering_and_noise(name, angle, 
     assert res.satisfiable and expected.satisfiable
     assert (res.states, res.variables) == (expected.states, expected.variables)
     assert sorted(res.components) == sorted(expected.components)
+
+
+@pytest.mark.parametrize(("letter", "sign"), [("V", -1), ("M", 1)])
+def test_face_orders_say_which_face_lies_on_top(letter, sign):
+    # FOLD faceOrders [f, g, s]: s = +1 when f lies above g on the side f's normal points
+    # to. A valley brings the far half onto the near half's normal side, whichever half is
+    # taken to stay: face 0 is below face 1 (-1); a mountain the other way round (+1).
+    res = solve_layers(square_with(((0.5, 0), (0.5, 1), letter)))
+    assert res.face_orders.tolist() == [[0, 1, sign]]
+
+
+@pytest.mark.parametrize("want", [1, -1])
+def test_an_unassigned_fold_follows_the_preferred_order(want):
+    res = solve_layers(square_with(((0.5, 0), (0.5, 1), "U")), limit=None,
+                       prefer=lambda pairs: np.full(len(pairs), want))
+    assert res.face_orders.tolist() == [[0, 1, want]]
+    assert res.states == 2  # a preference never changes the count
+
+
+@pytest.mark.parametrize(("limit", "limited"), [(15, True), (16, True), (17, False), (None, False)])
+def test_a_count_that_reaches_the_limit_is_limited(limit, limited):
+    res = solve_layers(pleat("UUU"), limit=limit)  # 16 states in one component
+    assert (res.states, res.components, res.limited) == (min(16, limit or 16), (min(16, limit or 16),), limited)
+
+
+def test_layer_results_are_immutable():
+    from dataclasses import FrozenInstanceError
+
+    res = solve_layers(pleat("VMV"))
+    with pytest.raises(FrozenInstanceError):
+        res.states = 2  # type: ignore[misc]
+
+
+def strip(letters):
+    """A strip of len(letters) + 1 equal stamps with the given creases between them."""
+    n = len(letters) + 1
+    return square_with(*[((i / n, 0), (i / n, 1), a) for i, a in enumerate(letters, 1)])
+
+
+@pytest.mark.parametrize(("stamps", "foldings"), [(4, 16), (5, 50)])
+def test_the_mountain_valley_assignments_share_out_the_stamp_foldings(stamps, foldings):
+    # Every folding of the strip gives each crease one letter, so counting the foldings of
+    # each full assignment and summing gives all of them (A000136). Fixed letters leave most
+    # layer pairs to constraints that mix known and free orders.
+    counts = [solve_layers(strip(x), limit=None).states for x in itertools.product("MV", repeat=stamps - 1)]
+    assert sum(counts) == foldings
+    assert min(counts) >= 1  # every assignment of a strip of equal stamps folds
+
+
+@pytest.mark.parametrize("letters", ["MUUV", "UMUU", "VUVU"])
+def test_an_unassigned_crease_counts_the_foldings_of_both_letters(letters):
+    choices = [("M", "V") if x == "U" else (x,) for x in letters]
+    completions = sum(solve_layers(strip(c), limit=None).states for c in itertools.product(*choices))
+    assert solve_layers(strip(letters), limit=None).states == completions
+
+
+def test_flaps_that_never_overlap_count_independently():
+    # a 3 x 1 sheet with two unassigned creases near each end: the left flaps fold within
+    # x < 0.6 and the right ones within x > 2.4, so their orders multiply
+    def sheet(xs):
+        segs = [((0, 0), (3, 0)), ((3, 0), (3, 1)), ((3, 1), (0, 1)), ((0, 1), (0, 0))]
+        segs += [((x, 0), (x, 1)) for x in xs]
+        return CreasePattern.from_segments(np.array(segs, float), ["B"] * 4 + ["U"] * len(xs))
+
+    left, right = solve_layers(sheet([0.2, 0.4]), limit=None), solve_layers(sheet([2.6, 2.8]), limit=None)
+    both = solve_layers(sheet([0.2, 0.4, 2.6, 2.8]), limit=None)
+    assert both.states == left.states * right.states == 16
+    assert sorted(both.components) == sorted(left.components + right.components)

@@ -1,10 +1,12 @@
 import math
+from dataclasses import FrozenInstanceError
 
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from shredfold.origami.fold_format import frame_from_arrays
 from shredfold.origami.layers import solve_layers
 from shredfold.origami.local import check_local
 from shredfold.origami.pattern import CreasePattern
@@ -167,3 +169,170 @@ def test_the_local_verdict_of_one_vertex_is_the_layer_solvers(rays):
     # reduce it to two creases. The layer solver decides the same question globally.
     cp, _ = vertex_at_origin(rays)
     assert check_local(cp).ok == solve_layers(cp, limit=1).satisfiable
+
+
+# ---- tolerances, at their boundaries ---------------------------------------------------
+# Stored designs have angle noise, so each check has a tolerance relative to the pattern's
+# smallest feature seen from the vertex's shortest crease. A flat stub of length 0.1 on the
+# left border makes that feature known by hand; every crease at the vertex is at least 1
+# long (the ray along an axis is exactly 1), so the Kawasaki tolerance is 0.1 / 8 rad and
+# the crimp test's 0.1 / 128 rad, at any scale of the sheet.
+
+STUB = 0.1
+
+
+def vertex_with_stub(rays, scale, stub=STUB):
+    segs, letters = list(BORDER), ["B"] * 4
+    for deg, letter in rays:
+        a = math.radians(deg)
+        r = 1 / max(abs(math.cos(a)), abs(math.sin(a)))
+        segs.append(((0, 0), (r * math.cos(a), r * math.sin(a))))
+        letters.append(letter)
+    segs.append(((-1, -0.5), (-1 + stub, -0.5)))
+    letters.append("F")
+    return CreasePattern.from_segments(np.array(segs, float) * scale, letters)
+
+
+@pytest.mark.parametrize("scale", [0.25, 4.0])
+@pytest.mark.parametrize(("factor", "fails"), [(0.97, False), (1.03, True)])
+def test_kawasaki_fails_just_beyond_an_eighth_of_the_smallest_feature(scale, factor, fails):
+    # rays at 0, 90, 180 and 270 + d degrees: sectors 90, 90, 90 + d, 90 - d, sum off by 2d
+    d = math.degrees(factor * STUB / 8 / 2)
+    cp = vertex_with_stub([(0, "M"), (90, "M"), (180, "M"), (270 + d, "V")], scale)
+    report = check_local(cp)
+    assert (report.vertices("kawasaki") != []) is fails
+    assert report.vertices("maekawa") == []
+
+
+@pytest.mark.parametrize(("scale", "mirror"), [(0.25, False), (4.0, False), (1.0, True)])
+@pytest.mark.parametrize(("factor", "fails"), [(0.996, False), (1.004, True)])
+def test_sectors_within_the_crimp_tolerance_count_as_equal(scale, mirror, factor, fails):
+    # sectors 120 - d, 60, 60 + d, 120 (Kawasaki exact), creases M M M V: the 60-degree
+    # sector lies between two mountains, so the vertex folds only if the (M, V) sector of
+    # 60 + d counts as equal to it, i.e. d is within 1/128 of the smallest feature. In the
+    # mirror image the 60-degree sector follows the (V, M) one instead of preceding it.
+    d = math.degrees(factor * STUB / 128)
+    rays = [(0, "M"), (120 - d, "M"), (180 - d, "M"), (240, "V")]
+    cp = vertex_with_stub([(180 - a if mirror else a, x) for a, x in rays], scale)
+    report = check_local(cp)
+    assert (report.vertices("crimp") != []) is fails
+    assert report.vertices("kawasaki") == [] and report.vertices("maekawa") == []
+
+
+@pytest.mark.parametrize(("factor", "fails"), [(0.9, False), (1.1, True)])
+def test_crimp_tolerance_grows_to_twice_the_kawasaki_residual(factor, fails):
+    # as above, with the alternating sum off by r = 0.01 rad (within Kawasaki's 0.0125): the
+    # vertex's own angle noise, so sectors within 2r of each other are equal
+    r = 0.01
+    d, h = math.degrees(factor * 2 * r), math.degrees(r / 2)
+    # sectors 120 - d + h, 60, 60 + d, 120 - h
+    cp = vertex_with_stub([(0, "M"), (120 - d + h, "M"), (180 - d + h, "M"), (240 + h, "V")], 1.0)
+    report = check_local(cp)
+    assert report.vertices("kawasaki") == []
+    assert (report.vertices("crimp") != []) is fails
+
+
+@pytest.mark.parametrize(("off", "fails"), [(0.5e-9, False), (2e-9, True)])
+def test_angles_are_never_held_tighter_than_a_nanoradian(off, fails):
+    # Beside a feature of 2e-9 (just long enough not to be snapped away) the relative
+    # tolerances shrink below float noise; both checks keep a floor of 1e-9 rad.
+    d = math.degrees(off)
+    kawasaki = vertex_with_stub([(0, "M"), (90, "M"), (180, "M"), (270 + d / 2, "V")], 1.0, stub=2e-9)
+    assert (check_local(kawasaki).vertices("kawasaki") != []) is fails
+    crimp = vertex_with_stub([(0, "M"), (120 - d, "M"), (180 - d, "M"), (240, "V")], 1.0, stub=2e-9)
+    assert (check_local(crimp).vertices("crimp") != []) is fails
+
+
+def test_reports_and_violations_are_immutable():
+    cp, _ = vertex_at_origin([(0, "V"), (90, "V"), (180, "M"), (270, "M")])
+    report = check_local(cp)
+    with pytest.raises(FrozenInstanceError):
+        report.violations = ()  # type: ignore[misc]
+    with pytest.raises(FrozenInstanceError):
+        report.violations[0].rule = "kawasaki"  # type: ignore[misc]
+
+
+# ---- several vertices, each judged on its own creases ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rays", "rules"),
+    [
+        ([(0, "V"), (80, "M"), (100, "M"), (200, "M")], ["crimp"]),  # big-little-big
+        # sectors 20 (V, M), 80, 160, 100 from the first crease counter-clockwise from -180
+        # degrees: the first sector is the one to crimp
+        ([(190, "V"), (210, "M"), (290, "M"), (90, "M")], []),
+    ],
+    ids=["violation", "first-sector-crimps"],
+)
+def test_a_vertex_is_judged_alike_whatever_its_id(rays, rules):
+    # the vertex renumbered to take every id in turn, the first and last too
+    cp, centre = vertex_at_origin(rays)
+    n = len(cp.vertices)
+    for k in range(n):
+        order = [i for i in range(n) if i != centre]
+        order.insert(k, centre)
+        new_id = np.empty(n, np.int64)
+        new_id[order] = np.arange(n)
+        moved = CreasePattern.from_fold(frame_from_arrays(cp.vertices[order], new_id[cp.edges], cp.assignments))
+        assert [(v.vertex, v.rule) for v in check_local(moved).violations] == [(k, r) for r in rules]
+
+
+def test_every_vertex_of_a_pattern_is_checked():
+    # a mountain line across the sheet, crossed by two vertical lines at x = -0.5 (A) and
+    # x = 0.5 (B), and a valley stub from the left border ending inside the sheet (D). A has
+    # four right angles and 3 M + 1 V: flat-foldable. B's upper crease leans to (0.7, 1):
+    # Kawasaki's sum is off by 2 * atan(0.2). Vertex ids as listed: D 0, A 1, B 2.
+    vertices = [(-0.8, 0.5), (-0.5, 0), (0.5, 0), (-1, -1), (1, -1), (1, 1), (-1, 1),
+                (-1, 0), (1, 0), (-0.5, 1), (-0.5, -1), (0.7, 1), (0.5, -1), (-1, 0.5)]
+    border = [(3, 10), (10, 12), (12, 4), (4, 8), (8, 5), (5, 11), (11, 9), (9, 6), (6, 13), (13, 7), (7, 3)]
+    creases = [(7, 1, "M"), (1, 2, "M"), (2, 8, "M"), (1, 9, "V"), (1, 10, "M"), (2, 11, "V"), (2, 12, "M"),
+               (13, 0, "V")]
+    edges = border + [(a, b) for a, b, _ in creases]
+    letters = ["B"] * len(border) + [x for _, _, x in creases]
+    cp = CreasePattern.from_fold(frame_from_arrays(np.array(vertices, float), np.array(edges), np.array(letters)))
+    report = check_local(cp)
+    assert [(v.vertex, v.rule) for v in report.violations] == [(0, "dangling"), (2, "kawasaki")]
+    # (its sign depends on which crease is counted first)
+    off = report.violations[1].detail.removeprefix("alternating angle sum off by ")
+    assert abs(float(off)) == float(f"{2 * math.atan(0.2):.3g}")
+
+
+def test_a_failed_vertex_is_not_also_crimp_tested():
+    # the big-little-big sectors with four mountains: Maekawa fails, and that is the verdict
+    cp, centre = vertex_at_origin([(0, "M"), (80, "M"), (100, "M"), (200, "M")])
+    assert [(v.vertex, v.rule) for v in check_local(cp).violations] == [(centre, "maekawa")]
+
+
+def test_a_mountain_crossing_a_flat_crease_folds():
+    # where they cross, the mountain has a vertex of degree 2 (the flat crease does not count)
+    segs = [*BORDER, ((-1, 0), (1, 0)), ((0, -1), (0, 1))]
+    cp = CreasePattern.from_segments(np.array(segs, float), ["B"] * 4 + ["M", "F"])
+    assert check_local(cp).ok is True
+
+
+def test_five_creases_never_fold_whatever_the_unassigned_one_is():
+    cp, centre = vertex_at_origin([(0, "M"), (72, "M"), (144, "M"), (216, "V"), (288, "U")])
+    assert check_local(cp).vertices("maekawa") == [centre]
+
+
+@pytest.mark.parametrize(
+    ("odd", "even", "letters"),
+    [
+        ((2, 2, 3), (1, 5, 7), "MVMVVV"),  # sectors 180 * (2/7, 1/13, 2/7, 5/13, 3/7, 7/13)
+        ((4, 7, 5), (3, 3, 1), "MMMVMV"),  # 180 * (4/16, 3/7, 7/16, 3/7, 5/16, 1/7)
+    ],
+)
+def test_degree_six_vertices_whose_second_crimp_needs_the_first(odd, even, letters):
+    # The first crimp merges three sectors into one (the outer two minus the crimped one)
+    # and keeps the letter of the crease before them; whether the vertex then folds depends
+    # on that merged sector and letter. Both are big-little-big violations after one crimp,
+    # as the layer solver confirms.
+    sectors = np.empty(6)
+    sectors[0::2] = np.array(odd) / sum(odd) * 180
+    sectors[1::2] = np.array(even) / sum(even) * 180
+    starts = np.concatenate([[0.0], np.cumsum(sectors)[:-1]])
+    cp, centre = vertex_at_origin(list(zip(starts.tolist(), letters, strict=True)))
+    assert check_local(cp).vertices() == [centre]
+    assert check_local(cp).vertices("crimp") == [centre]
+    assert solve_layers(cp, limit=1).satisfiable is False

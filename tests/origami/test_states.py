@@ -96,3 +96,21 @@ def test_a_capped_count_still_needs_every_later_part_satisfiable(small_split, mo
         count, values = solve_component(7, clauses, limit, None)
         assert count == 1, limit
         assert values is not None and satisfies(values, clauses)
+
+
+@pytest.mark.parametrize("enumerate_seconds", [0.0, 10.0], ids=["search", "enumeration"])
+def test_a_valid_preferred_order_comes_back_whole(enumerate_seconds, monkeypatch):
+    monkeypatch.setattr(states, "ENUMERATE_SECONDS", enumerate_seconds)
+    # 6 "exactly one of two" pairs: any choice per pair is valid, so the preference decides
+    clauses = [c for i in range(6) for c in ([2 * i + 1, 2 * i + 2], [-(2 * i + 1), -(2 * i + 2)])]
+    for first in itertools.product((1, 2), repeat=6):
+        prefer = np.array([v for f in first for v in (f, 3 - f)], np.int8)
+        count, values = solve_component(12, clauses, None, None, prefer=prefer)
+        assert count == 2**6
+        assert values.tolist() == prefer.tolist()
+
+
+def test_a_preference_for_unconstrained_variables_is_followed_where_given():
+    count, values = solve_component(3, [], None, None, prefer=np.array([2, 0, 1], np.int8))
+    assert count == 8 and values.tolist() == [2, 1, 1]
+    assert solve_component(3, [], None, None)[1].tolist() == [1, 1, 1]

@@ -27,7 +27,7 @@ TRUTHS = {
     ("code", "en"): (BUILTIN / "code_python" / "02_tokenizer.py").read_text(encoding="utf-8"),
     ("code", "zh"): "def 加(a, b):\n    # 两数之和\n    return a + b\n",
 }
-TABLE_HTML = (BUILTIN / "table" / "03_league_standings.html").read_text(encoding="utf-8")
+TABLE_HTML = (BUILTIN / "table" / "06_league_standings.html").read_text(encoding="utf-8")
 
 # Pieces that steer the parsers into their branches: fences, think blocks, preambles,
 # HTML and Markdown table syntax, spans with odd values, line endings, CJK, compatibility

@@ -9,6 +9,7 @@ import pytest
 from PIL import Image
 
 from shredfold.calls import Request
+from shredfold.shred.formats import COMPOSITE_FILE
 from shredfold.shred.outside import OutsideSetError, read_folder
 from shredfold.shred.outside_sample import truths, write_outside_sample
 from shredfold.shred.sample_folder import load_hidden, load_public, load_truth
@@ -41,7 +42,7 @@ def test_pieces_are_stored_in_order_and_a_composite_is_made_from_them(samples, t
     again = tmp_path / "again"
     again.mkdir()
     write_outside_sample(samples["news_en"], again)
-    assert (again / "composite.png").read_bytes() == (out / "composite.png").read_bytes()
+    assert (again / COMPOSITE_FILE).read_bytes() == (out / COMPOSITE_FILE).read_bytes()
 
 
 def test_a_photograph_only_sample_has_no_piece_files(samples, tmp_path: Path) -> None:
@@ -139,5 +140,5 @@ def test_show_writes_an_outside_sample_and_names_what_it_has(samples, tmp_path: 
         write_outside_sample(s, tmp)
     out = tmp_path / "shown"
     assert main(["show", s.key[:10], "--out", str(out), "--results", str(tmp_path / "results")]) == 0
-    assert capsys.readouterr().out.strip().endswith("(composite.png, source.txt, truth.txt)")
+    assert capsys.readouterr().out.strip().endswith(f"({COMPOSITE_FILE}, source.txt, truth.txt)")
     assert (out / "truth.html").read_text().startswith("<table>") and not (out / "pieces").exists()

@@ -101,6 +101,20 @@ def test_merged_cells_span_their_rows_and_columns(table_doc: Document, small) ->
     assert _ruled(page[y_rule - 1 : y_rule + 2, left + 4 : right - 4].T)
 
 
+def test_table_cells_that_fit_the_page_are_not_wrapped() -> None:
+    # Short headers over short numbers, and names that set their column's width: on a page
+    # with room to spare every cell keeps one line (a column cut a pixel short once
+    # wrapped "Won" into "Wo" / "n").
+    names = ["Riverton Rovers", "Lakeside Wanderers", "Port Ellis United", "Causeway Town"]
+    body = "".join(f"<tr><td>{n}</td><td>{k}</td><td>{9 - k}</td></tr>" for k, n in enumerate(names))
+    text = ("<table><thead><tr><th>Team</th><th>Won</th><th>Lost</th></tr></thead>"
+            f"<tbody>{body}</tbody></table>")
+    doc = Document(doc_id="t/won", domain="table", text=text)
+    for size in range(14, 40, 3):
+        grid = table_grid(doc, RenderSettings(table_font_size=size))
+        assert [len(lines) for lines in grid.layout.lines] == [1] * len(grid.cells), size
+
+
 def _ruled(band: np.ndarray) -> bool:
     """Is there a line along this band (rows = positions along it, 3 px across)?"""
     return bool((band.min(axis=1) < 140).mean() > 0.95)

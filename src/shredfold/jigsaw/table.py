@@ -17,6 +17,9 @@ import numpy as np
 from shredfold.jigsaw.words import Word, format_text, rows
 
 RULE_RUN = 61  # px: a straight dark run this long is a rule, not a letter
+RULE_STEP = 2  # px: a rule may step sideways this much where two scraps meet ...
+RULE_GAP = 15  # px: ... and break off for less than this (a seam's gap)
+RULE_PIECE = 25  # px: the shortest run of a rule between two seams that counts
 RULE_COVER = 0.6  # share of a boundary that must be ruled to separate two units
 HEAD_WASH = 0.96  # a header row's paper is at most this bright relative to the body's
 
@@ -35,11 +38,30 @@ def _ruled(mask: np.ndarray, x0: int, x1: int, y0: int, y1: int) -> bool:
     return part.size > 0 and float(part.any(axis=0 if y1 - y0 <= 7 else 1).mean()) >= RULE_COVER
 
 
+def _runs(mask: np.ndarray, direction: tuple[int, int]) -> np.ndarray:
+    """Pixels of ``mask`` on straight runs along ``direction`` ((1, 0): horizontal) of at
+    least RULE_RUN, counting runs of RULE_PIECE that are less than RULE_GAP apart as one."""
+
+    def line(length: int) -> np.ndarray:
+        return np.ones((1, length) if direction == (1, 0) else (length, 1), np.uint8)
+
+    pieces = cv2.morphologyEx(mask, cv2.MORPH_OPEN, line(RULE_PIECE))
+    chained = cv2.morphologyEx(pieces, cv2.MORPH_CLOSE, line(RULE_GAP))
+    return cv2.morphologyEx(chained, cv2.MORPH_OPEN, line(RULE_RUN))
+
+
 def grid(rgb: np.ndarray) -> tuple[list[int], list[int], np.ndarray, np.ndarray]:
     gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
     dark = (gray < 150).astype(np.uint8)
-    horiz = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((1, RULE_RUN), np.uint8))
-    vert = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((RULE_RUN, 1), np.uint8))
+    # Reassembled scraps sit a pixel or two off each other, and on a photograph the seams
+    # between segmented scraps are gaps of white a few pixels wide: a rule is a chain of
+    # runs stepping and breaking at the seams. Ink is first thickened across the rule's
+    # direction (bridges the steps), runs of RULE_PIECE are kept (letters' strokes are
+    # shorter), gaps of up to RULE_GAP between them are closed, and what then reaches
+    # RULE_RUN is a rule.
+    across = 2 * RULE_STEP + 1
+    horiz = _runs(cv2.dilate(dark, np.ones((across, 1), np.uint8)), (1, 0))
+    vert = _runs(cv2.dilate(dark, np.ones((1, across), np.uint8)), (0, 1))
     ys = _positions(horiz.sum(axis=1), RULE_RUN * 2)
     xs = _positions(vert.sum(axis=0), RULE_RUN * 2)
     return ys, xs, horiz.astype(bool), vert.astype(bool)
@@ -65,9 +87,24 @@ def _cells(ys: list[int], xs: list[int], horiz: np.ndarray, vert: np.ndarray
                 parent[find(r * nc + c)] = find(r * nc + c + 1)
             if r + 1 < nr and not _ruled(horiz, left, right, ys[r + 1] - 3, ys[r + 1] + 4):
                 parent[find(r * nc + c)] = find((r + 1) * nc + c)
-    spans: dict[int, list[int]] = {}
-    for u in range(nr * nc):
-        spans.setdefault(find(u), []).append(u)
+    # A cell is a rectangle: a missing rule can join units in an L, whose bounding box
+    # overlaps a neighbour (two cells then claim the same text). Grow every group to its
+    # box, absorbing what lies inside, until the boxes tile the grid.
+    while True:
+        spans: dict[int, list[int]] = {}
+        for u in range(nr * nc):
+            spans.setdefault(find(u), []).append(u)
+        grown = False
+        for root, units in spans.items():
+            rs = [u // nc for u in units]
+            cs = [u % nc for u in units]
+            for r in range(min(rs), max(rs) + 1):
+                for c in range(min(cs), max(cs) + 1):
+                    if find(r * nc + c) != find(root):
+                        parent[find(r * nc + c)] = find(root)
+                        grown = True
+        if not grown:
+            break
     out = []
     for units in spans.values():
         rs = [u // nc for u in units]
@@ -91,6 +128,34 @@ def _head_rows(rgb: np.ndarray, ys: list[int], xs: list[int]) -> int:
     return count
 
 
+def _split_at_rules(w: Word, xs: list[int], vert: np.ndarray) -> list[Word]:
+    """The word cut where a vertical rule crosses its box, at the space nearest the rule.
+
+    The OCR's line detector joins the texts of neighbouring cells on one baseline ("Region
+    Product line" from two header cells); by its centre the whole line would land in one
+    of them and leave the other empty. Without a space near the rule the text stays whole
+    (letters' widths are unknown, so a cut inside a word would be a guess).
+    """
+    y0, y1 = int(w.y0) + 2, int(w.y1) - 2
+    cuts = [x for x in xs[1:-1] if w.x0 + 4 < x < w.x1 - 4 and y1 > y0
+            and _ruled(vert, x - 3, x + 4, y0, y1)]
+    if not cuts:
+        return [w]
+    spaces = [k for k, ch in enumerate(w.text) if ch == " "]
+    width = w.x1 - w.x0
+    pieces, start, left = [], 0, w.x0
+    for x in cuts:
+        target = (x - w.x0) / width * len(w.text)
+        near = [k for k in spaces if k > start and abs(k - target) <= max(2.0, 0.2 * len(w.text))]
+        if not near:
+            continue
+        k = min(near, key=lambda k: abs(k - target))
+        pieces.append(Word(w.text[start:k].strip(), left, w.y0, float(x), w.y1, w.score))
+        start, left = k + 1, float(x)
+    pieces.append(Word(w.text[start:].strip(), left, w.y0, w.x1, w.y1, w.score))
+    return [p for p in pieces if p.text]
+
+
 def table_html(rgb: np.ndarray, words: Sequence[Word]) -> str:
     ys, xs, horiz, vert = grid(rgb)
     if len(ys) < 2 or len(xs) < 2:
@@ -108,7 +173,7 @@ def table_html(rgb: np.ndarray, words: Sequence[Word]) -> str:
         return "<table>\n" + "\n".join(body) + "\n</table>" if body else format_text(words, "prose")
     cells = _cells(ys, xs, horiz, vert)
     texts: dict[tuple[int, int], list[Word]] = {}
-    for w in words:
+    for w in (part for word in words for part in _split_at_rules(word, xs, vert)):
         cx, cy = (w.x0 + w.x1) / 2, (w.y0 + w.y1) / 2
         for r, c, rs, cs in cells:
             if ys[r] <= cy < ys[r + rs] and xs[c] <= cx < xs[c + cs]:

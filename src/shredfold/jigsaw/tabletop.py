@@ -114,6 +114,9 @@ def _explain(planes: list[np.ndarray], unit: list[np.ndarray], length: np.ndarra
     k += b * unit[2]
     kn = k * length
     off2 = r * r + g * g + b * b - kn * kn
+    # Rounding makes it slightly negative on a grey table (colour on the hue line): a
+    # negative spread's square root is NaN, and a NaN limit calls every pixel paper.
+    np.maximum(off2, 0, out=off2)
     return k, off2
 
 

@@ -120,7 +120,8 @@ def prepare_image(data: bytes, max_side: int) -> bytes:
         if size == img.size:
             return data
         jpeg = img.format == "JPEG"
-        small = img.resize(size, Image.Resampling.LANCZOS)
+        # a palette piece is resampled in colour (Pillow resizes palette indices by nearest)
+        small = (img.convert("RGBA") if img.mode == "P" else img).resize(size, Image.Resampling.LANCZOS)
         buf = io.BytesIO()
         if jpeg:
             small.save(buf, format="JPEG", quality=95, optimize=False)

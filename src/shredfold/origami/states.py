@@ -25,6 +25,11 @@ SAT_SOLVER = "minisat22"
 # while components are small; it gets this long before the counting search takes over (the
 # switch changes the time taken, never the count or the order returned)
 ENUMERATE_SECONDS = 0.1
+# ... and at least this many solutions: a component with a few solutions but slow SAT calls
+# (319_boxhard_Unassigned_Solvable: 11,511 variables, 2 solutions, ~0.05 s a call) is
+# proved complete in three calls, where the counting search splits off a sliver per node
+# (1,667 nodes, over 30 s)
+ENUMERATE_MIN = 16
 # below this many clause visits a node splits its variables in plain Python
 SMALL_SPLIT = 400
 # deeper than this the search counts what is left by enumeration, not by recursion
@@ -64,7 +69,7 @@ def solve_component(
         lits = np.arange(1, n + 1)
         phases = np.where(prefer == 2, -lits, lits)[prefer > 0].tolist()
     found, complete = enumerate_orders(
-        n, clauses, limit, deadline, budget=ENUMERATE_SECONDS, phases=phases
+        n, clauses, limit, deadline, budget=ENUMERATE_SECONDS, min_found=ENUMERATE_MIN, phases=phases
     )
     if not found:
         return 0, None
@@ -82,10 +87,12 @@ def enumerate_orders(
     *,
     assumptions: list[int] | None = None,
     budget: float | None = None,
+    min_found: int = 0,
     phases: list[int] | None = None,
 ) -> tuple[list[np.ndarray], bool]:
     """Up to ``limit`` distinct solutions by blocking clauses, and whether that is all of
-    them (or the limit): the enumeration stops early after ``budget`` seconds."""
+    them (or the limit): the enumeration stops early after ``budget`` seconds once it has
+    more than ``min_found``."""
     out: list[np.ndarray] = []
     stop = None if budget is None else time.monotonic() + budget
     with Solver(name=SAT_SOLVER, bootstrap_with=clauses) as solver:
@@ -93,7 +100,7 @@ def enumerate_orders(
             solver.set_phases(phases)
         while limit is None or len(out) < limit:
             check_deadline(deadline)
-            if out and stop is not None and time.monotonic() > stop:
+            if len(out) > min_found and stop is not None and time.monotonic() > stop:
                 return out, False
             if not solver.solve(assumptions=assumptions or []):
                 break

@@ -6,10 +6,10 @@
 - ``origami-oracle``: replays the design's ground-truth fold sequence (MCQ: the stored
   answer). The only agent that reads ground truth (through ``request.item``).
 - ``origami-random``: a random valid fold each turn (MCQ: a random letter).
-- ``origami-search``: greedy search on silhouette IoU with the target image, one fold of
-  lookahead over the lines through two outline corners and the bisectors of two corners
-  (MCQ: the option that is one fold of the reference in its pictures, or the closest to the
-  fold the prompt names, :mod:`.picker`).
+- ``origami-search``: full-step, a beam search over fold sequences on the folded outline
+  toward the target picture, planned once per episode (:mod:`.fold_search`) (MCQ: the
+  option that is one fold of the reference in its pictures, or the closest to the fold the
+  prompt names, :mod:`.picker`).
 
 Agents that play full-step episodes rebuild the current state from the accepted actions
 listed in the prompt with the engine, so they need nothing the prompt does not say.
@@ -22,10 +22,9 @@ import json
 from typing import Any
 
 import numpy as np
-import shapely
-from shapely import affinity
 
 from shredfold.calls import ModelCallError, Request, Response
+from shredfold.origami_bench.fold_search import fold_outline as _fold_outline  # noqa: F401 - the old name
 from shredfold.prompts.origami import LETTERS, task_of_template, valid_history
 from shredfold.spec import ModelConfig
 from shredfold.store import Store, canonical_json
@@ -147,63 +146,17 @@ class OrigamiSearch(_Agent):
             raise ModelCallError(f"origami-search: {exc}") from None
 
     def act(self, request: Request, kind: str) -> dict[str, Any]:
-        from shredfold.metrics.shape import aligned_iou, drawing_bounds, mask_from_png, rasterize
-        from shredfold.origami import FoldState, folded_silhouette
-        from shredfold.origami.draw import DEFAULT_STYLE
-        from shredfold.origami_bench.env import apply
-        from shredfold.origami_bench.procedural import candidate_lines
-        from shredfold.prompts.origami import Action
+        """The next fold of a plan made once per episode (:mod:`.fold_search`), memoised by
+        the accepted history: every later turn whose history is a prefix of it replays it."""
+        from shredfold.origami_bench.fold_search import plan_folds, turns_left
 
         if kind != "fold":
             return {"stop": True}  # the search plans simple folds only
-        target_png = request.images[0]
-        full = mask_from_png(target_png)
-        f = max(1, full.shape[0] // SEARCH_SIZE)
-        target = full[: f * SEARCH_SIZE, : f * SEARCH_SIZE].reshape(SEARCH_SIZE, f, SEARCH_SIZE, f).any(axis=(1, 3))
-        bounds = drawing_bounds(DEFAULT_STYLE.margin)
-        state = self.current_state(request, kind)
-        if not state.flat_foldable:
-            return {"stop": True}
-        outline = folded_silhouette(state.geometry)
-        now = aligned_iou(rasterize(outline, SEARCH_SIZE, bounds), target)
-        scored = []
-        for p, q in candidate_lines(state):
-            for a, b in ((p, q), (q, p)):
-                shape = _fold_outline(outline, a, b)
-                if shape is None:
-                    continue
-                scored.append((aligned_iou(rasterize(shape, SEARCH_SIZE, bounds), target), tuple(a), tuple(b)))
-        scored.sort(key=lambda s: -s[0])
-        for score, a, b in scored[:6]:
-            if score <= now + 1e-3:
-                break
-            action = Action(
-                (round(float(a[0]), 9), round(float(a[1]), 9)),
-                (round(float(b[0]), 9), round(float(b[1]), 9)),
-                "V",
-            )
-            if isinstance(apply(state, action, kind), FoldState):
-                return action.as_json()
-        return {"stop": True}
-
-
-def _fold_outline(outline: Any, p: np.ndarray, q: np.ndarray) -> Any | None:
-    """The outline after folding everything left of p -> q onto the right (None if no-op)."""
-    p, q = np.asarray(p, float), np.asarray(q, float)
-    d = q - p
-    n = np.hypot(*d)
-    if n < 1e-9:
-        return None
-    u = d / n
-    left_n = np.array([-u[1], u[0]])
-    r = 10.0
-    half = shapely.Polygon([p - r * u, p + r * u, p + r * u + r * left_n, p - r * u + r * left_n])
-    left = shapely.intersection(outline, half)
-    if left.area < 1e-6 or left.area > outline.area - 1e-6:
-        return None
-    right = shapely.difference(outline, half)
-    m = 2 * np.outer(u, u) - np.eye(2)
-    off = p - m @ p
-    mirrored = affinity.affine_transform(left, [m[0, 0], m[0, 1], m[1, 0], m[1, 1], off[0], off[1]])
-    return shapely.union(right, mirrored)
-
+        history = valid_history(request.text)
+        key = "plan " + canonical_json(history).decode()
+        if key not in self._states:
+            plan = plan_folds(self.current_state(request, kind), request.images[0], turns_left(request.text))
+            for i in range(len(plan) + 1):
+                self._states["plan " + canonical_json(history + plan[:i]).decode()] = plan[i:]
+        rest = self._states[key]
+        return dict(rest[0]) if rest else {"stop": True}

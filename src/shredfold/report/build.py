@@ -66,6 +66,8 @@ def image_uri(png: bytes, size: int, *, keep_alpha: bool = True) -> str:
     from PIL import Image
 
     img = Image.open(io.BytesIO(png))
+    if img.mode == "P":  # a palette piece: resample its colours, not its indices
+        img = img.convert("RGBA")
     img.thumbnail((size, size))
     if not keep_alpha:
         img = img.convert("RGB")

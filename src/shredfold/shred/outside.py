@@ -27,7 +27,7 @@ prose's and code's ``.md`` or ``.txt``. What each protocol scores against is dec
 sample is stored (:mod:`.outside_sample`).
 
 Keys come from the bytes: the SHA-256 of every image and of the truth, with the id, domain,
-n, the truth's format, and this module's format version and the PNG encoder that stores
+n, the truth's format, and this module's format version and the image encoders that store
 them — never a path, so a moved or copied folder keeps its keys, and one changed byte makes
 a new sample. Every problem is an :class:`OutsideSetError` naming the file (and line) and
 the cause. Everything read is bounded (:data:`MAX_IMAGE_BYTES`, :data:`MAX_IMAGE_PIXELS`,
@@ -48,12 +48,13 @@ from pydantic import BaseModel, ConfigDict
 
 from shredfold.corpus.document import DOMAINS, Document, domain_kind
 from shredfold.corpus.loaders import CorpusError, decode_text, make_document
-from shredfold.shred.sample_key import PNG_OPTIONS, SAMPLE_STAGE
+from shredfold.shred.formats import COMPOSITE_JPEG, LOSSLESS_PNG
+from shredfold.shred.sample_key import SAMPLE_STAGE
 from shredfold.spec import SampleSource
 from shredfold.store import Store, content_key
 from shredfold.versions import version
 
-OUTSIDE_FORMAT = 1
+OUTSIDE_FORMAT = 2  # 2: the composite stored as composite.jpg
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 TRUTH_SUFFIXES = (".md", ".txt", ".html")
 MAX_N = 256  # as the spec's granularities
@@ -136,8 +137,8 @@ def outside_params(doc_id: str, domain: str, n: int, ref: OutsideRef) -> dict[st
         "pieces": [p.sha256 for p in ref.pieces],
         "truth": ref.truth.sha256,
         "truth_format": ref.truth_format,
-        # the stored images are re-encoded as PNG: the encoder shapes their bytes
-        "png": PNG_OPTIONS,
+        # the stored images are re-encoded (composite JPEG, pieces PNG): the encoders shape their bytes
+        "encoding": {"composite": COMPOSITE_JPEG, "pieces": LOSSLESS_PNG},
         "pillow": version("pillow"),
     }
 

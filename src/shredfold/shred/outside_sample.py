@@ -2,8 +2,8 @@
 report and release read it as they read a rendered one.
 
 - Images are decoded (a photograph's EXIF orientation applied, as a viewer shows it) and
-  stored as PNG: the composite as RGB, each piece as RGBA when it has transparency (else
-  RGB). A sample given as pieces only gets a composite made by the table-top compositor
+  stored: the composite as RGB JPEG like a rendered sample's (:mod:`.formats`), each piece
+  as lossless PNG, RGBA when it has transparency (else RGB). A sample given as pieces only gets a composite made by the table-top compositor
   (its scatter seeded from the sample's key); one given as a composite only has no piece
   files, and a pieces-mode model is shown the composite.
 - Truth (what each protocol scores against; ``text`` for ours, ``source`` for the paper's):
@@ -35,9 +35,14 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageOps
 
+from shredfold.shred.formats import (
+    COMPOSITE_FILE,
+    composite_jpeg,
+    encode_many,
+    lossless_png,
+    piece_names,
+)
 from shredfold.shred.outside import OUTSIDE_FORMAT, OutsideFile, OutsideSample, OutsideSetError
-from shredfold.shred.sample import png_many
-from shredfold.shred.sample_folder import piece_names
 from shredfold.spec import SynthesisSettings
 
 _FENCE = re.compile(r"\A\s*(`{3,}|~{3,})[^\n]*\n(.*?)\n?\1\s*\Z", re.S)
@@ -107,8 +112,8 @@ def write_outside_sample(sample: OutsideSample, out_dir: Path) -> None:
     names = piece_names(len(pieces)) if pieces else []
     if pieces:
         (out_dir / "pieces").mkdir(parents=True, exist_ok=True)
-    encoded = png_many([composite, *pieces])
-    (out_dir / "composite.png").write_bytes(encoded[0])
+    encoded = encode_many([(composite_jpeg, composite), *((lossless_png, p) for p in pieces)])
+    (out_dir / COMPOSITE_FILE).write_bytes(encoded[0])
     for name, data in zip(names, encoded[1:], strict=True):
         (out_dir / name).write_bytes(data)
     text, source, html = truths(sample)

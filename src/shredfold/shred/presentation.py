@@ -13,11 +13,12 @@ PAPER_LONGEST_SIDE = 2048
 PAPER_JPEG = {"format": "JPEG", "quality": 95, "subsampling": 2, "optimize": False, "progressive": False}
 
 
-def paper_image(composite_png: bytes) -> bytes:
-    """The composite as the paper's models saw it."""
+def paper_image(composite: bytes) -> bytes:
+    """The composite as the paper's models saw it, from the stored one (a JPEG of these
+    options at full size, :mod:`.formats`; any image Pillow reads)."""
     from PIL import Image
 
-    with Image.open(io.BytesIO(composite_png)) as img:
+    with Image.open(io.BytesIO(composite)) as img:
         rgb = img.convert("RGB")
     w, h = rgb.size
     scale = PAPER_LONGEST_SIDE / max(w, h)

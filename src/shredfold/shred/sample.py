@@ -6,20 +6,24 @@ The folder's layout and its readers are in :mod:`.sample_folder`; the key in
 
 from __future__ import annotations
 
-import io
 import json
-import os
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from PIL import Image
 from shapely.geometry import Polygon
 
 from shredfold.corpus.document import Document
+from shredfold.shred.formats import (
+    COMPOSITE_FILE,
+    PAGE_FILE,
+    composite_jpeg,
+    encode_many,
+    page_png,
+    piece_png,
+)
 from shredfold.shred.glyphs import page_glyphs
 from shredfold.shred.pieces import Piece, cut_pieces
 from shredfold.shred.render import Page, render_page
@@ -32,12 +36,13 @@ from shredfold.shred.sample_folder import (
     load_truth,
     piece_names,
 )
-from shredfold.shred.sample_key import PNG_OPTIONS, sample_key
+from shredfold.shred.sample_key import sample_key
 from shredfold.shred.synth import Scrap, Synthesizer, TableTop, get_synthesizer
 from shredfold.shred.text_cut import cut_holding_text
 from shredfold.spec import RenderSettings, SynthesisSettings
 
 __all__ = [
+    "COMPOSITE_FILE",
     "SAMPLE_STAGE",
     "Built",
     "PublicSample",
@@ -50,31 +55,12 @@ __all__ = [
     "sample_key",
     "write_sample",
 ]
-PNG_THREADS = min(
-    4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-)
 # Independent random streams, one per use, spawned in this fixed order from the key.
 STREAMS = ("render", "cut", "pose", "scraps", "order", "table")
 
 def streams(key: str) -> dict[str, np.random.Generator]:
     children = np.random.SeedSequence(int(key, 16)).spawn(len(STREAMS))
     return {name: np.random.default_rng(c) for name, c in zip(STREAMS, children, strict=True)}
-
-
-def png_bytes(pixels: np.ndarray) -> bytes:
-    buf = io.BytesIO()
-    Image.fromarray(pixels).save(buf, format="PNG", **PNG_OPTIONS)
-    return buf.getvalue()
-
-
-def png_many(images: list[np.ndarray]) -> list[bytes]:
-    """Encode in threads: Pillow's encoder releases the GIL, and PNG is most of a sample's
-    time. The bytes do not depend on the thread count."""
-    workers = min(len(images), PNG_THREADS)
-    if workers <= 1:
-        return [png_bytes(im) for im in images]
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(png_bytes, images))
 
 
 def _json(obj: Any) -> str:
@@ -156,10 +142,10 @@ def write_sample(built: Built, out_dir: Path, timings: dict[str, float] | None =
     pixels = np.asarray(page.image)
     height, width = pixels.shape[:2]
     # Largest first, so the pool is not left waiting on one big image at the end.
-    images = {"composite.png": table.image, "page.png": pixels}
-    images.update({name: built.scraps[i].image for name, i in zip(names, built.order, strict=True)})
-    encoded = png_many(list(images.values()))
-    clock.lap("png")
+    images = {COMPOSITE_FILE: (composite_jpeg, table.image), PAGE_FILE: (page_png, pixels)}
+    images.update({name: (piece_png, built.scraps[i].image) for name, i in zip(names, built.order, strict=True)})
+    encoded = encode_many(list(images.values()))
+    clock.lap("encode")
     for name, data in zip(images, encoded, strict=True):
         (out_dir / name).write_bytes(data)
     (out_dir / "truth.txt").write_text(page.truth, encoding="utf-8")

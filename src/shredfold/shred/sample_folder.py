@@ -2,9 +2,9 @@
 
 Layout of a sample (see :mod:`.sample` for how it is made)::
 
-    pieces/00.png …   RGBA scraps, in the shuffled order a model sees them
-    composite.png     all scraps on one table top (RGB)
-    page.png          the intact page (hidden from models)
+    pieces/00.png …   RGBA scraps (palette PNG), in the shuffled order a model sees them
+    composite.jpg     all scraps on one table top (RGB JPEG, quality 95)
+    page.png          the intact page (palette PNG; hidden from models)
     truth.txt         the text drawn on the page, one drawn line per line (UTF-8)
     truth.html        the source table (tables only)
     source.txt        the document as written (Markdown, code, HTML): the paper protocol's truth
@@ -23,20 +23,16 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from shredfold.shred.formats import COMPOSITE_FILE, piece_names
 from shredfold.shred.sample_key import SAMPLE_STAGE
 from shredfold.store import Readable, readable
 
-__all__ = ["SAMPLE_STAGE", "PublicSample", "Truth", "load_hidden", "load_public", "load_truth", "piece_names"]
-
-
-def piece_names(n: int) -> list[str]:
-    digits = max(2, len(str(n - 1)))
-    return [f"pieces/{k:0{digits}d}.png" for k in range(n)]
+__all__ = ["COMPOSITE_FILE", "SAMPLE_STAGE", "PublicSample", "Truth", "load_hidden", "load_public", "load_truth", "piece_names"]
 
 
 @dataclass(frozen=True)
 class PublicSample:
-    """What a model request is built from: piece PNGs in presented order, the composite."""
+    """What a model request is built from: piece PNGs in presented order, the composite JPEG."""
 
     pieces: list[bytes]
     composite: bytes
@@ -55,7 +51,7 @@ def load_public(src: Readable | str | os.PathLike[str]) -> PublicSample:
     meta = json.loads(s.read_text("sample.json"))
     return PublicSample(
         pieces=[s.read_bytes(name) for name in meta["piece_files"]],
-        composite=s.read_bytes("composite.png"),
+        composite=s.read_bytes(COMPOSITE_FILE),
         meta=meta,
     )
 

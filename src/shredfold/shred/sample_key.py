@@ -12,18 +12,17 @@ from typing import Any
 
 from shredfold.corpus.document import Document
 from shredfold.shred.fonts import font_hashes, font_roles
+from shredfold.shred.formats import ENCODING
 from shredfold.shred.modes import MODES, mode_identity
 from shredfold.spec import RenderSettings, SynthesisSettings
 from shredfold.store import content_key
 from shredfold.versions import version
 
 SAMPLE_STAGE = "sample"
-SAMPLE_VERSION = 3  # 3: no bare scraps (text_cut); 2: the document as written (source.txt)
-# zlib level 1: on these noisy images 3x faster to write than the default (6) for ~18% more
-# bytes; levels 2-3 save at most 7% for up to 25% more time. Fixed options and no ancillary
-# chunks (no time stamp), so equal keys give equal bytes.
-PNG_OPTIONS: dict[str, Any] = {"compress_level": 1, "optimize": False}
-# Rasterisers, geometry and the PNG encoder shape the bytes; a version change must change
+# 5: composite.jpg (JPEG 95), palette PNG pieces and page (.formats); 4: table columns fit
+# their widest cell; 3: no bare scraps (text_cut); 2: the document as written (source.txt)
+SAMPLE_VERSION = 5
+# Rasterisers, geometry and the image encoders shape the bytes; a version change must change
 # the key rather than silently give different files under an old one.
 TOOLCHAIN = ("pillow", "numpy", "scipy", "shapely", "opencv-python", "markdown-it-py", "lxml")
 
@@ -47,7 +46,7 @@ def sample_params(
         "synthesis": synthesis,
         "synthesizer": mode_identity(synth),
         "fonts": font_hashes(font_roles(doc)),
-        "png": PNG_OPTIONS,
+        "encoding": ENCODING,
         "toolchain": dict(_toolchain()),
         "seed": seed,
     }

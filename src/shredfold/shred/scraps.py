@@ -26,6 +26,7 @@ from shredfold.shred.modes import (
 )
 from shredfold.shred.pieces import Piece
 from shredfold.shred.synth import Compositing, Scrap, register
+from shredfold.shred.texture import soft_noise
 from shredfold.spec import FlatSettings, SynthesisSettings
 
 
@@ -49,7 +50,8 @@ class FlatSynthesizer(Compositing):
             round(s.shadow_offset * math.sin(light)),
         )
         sheet = 1.0 + s.tint * TINT_SCALE * rng.standard_normal() * np.asarray(WARM)
-        tile = rng.standard_normal((3, NOISE_TILE, NOISE_TILE), dtype=np.float32)
+        # soft, not white: the top octave of sensor noise costs the most bytes and shows least
+        tile = np.stack([soft_noise(NOISE_TILE, NOISE_TILE, rng) for _ in range(3)])
         tile *= np.float32(s.noise)
         return [self._scrap(p, shift, sheet, tile, rng) for p in pieces]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -102,7 +103,9 @@ def layout_grid(
                     widths[i] += extra
     col_x = [0]
     for w in widths:
-        col_x.append(col_x[-1] + int(w))
+        # Rounded up: a column cut to a whole pixel below its text's width would wrap a
+        # header such as "Won" into "Wo" / "n" on a page with room to spare.
+        col_x.append(col_x[-1] + math.ceil(w))
 
     lines: list[list[str]] = []
     need: list[int] = []

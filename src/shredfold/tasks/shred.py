@@ -362,8 +362,6 @@ class ShredTask:
     # ------------------------------------------------------------ build
 
     def build(self, item_set: ItemSet, job: JobContext) -> dict[str, int]:
-        from shredfold.shred.sample import make_sample
-
         def make(item: ShredItem, folder: Path) -> None:
             if item.outside is not None:
                 from shredfold.shred.outside_sample import write_outside_sample
@@ -372,6 +370,10 @@ class ShredTask:
                 job.log.info("outside sample %s (%s, N=%d) stored", item.key[:12], item.doc.doc_id, item.n)
                 return
             assert item.render is not None and item.synthesis is not None and item.seed is not None
+            # Imported only when a sample is made: query and score jobs call build too (to
+            # remake samples moved aside as corrupt), and synthesis pulls in scipy.spatial.
+            from shredfold.shred.sample import make_sample
+
             make_sample(item.doc, item.n, item.render, item.synthesis, item.seed, folder)
             job.log.info("sample %s (%s, N=%d) made", item.key[:12], item.doc.doc_id, item.n)
 

@@ -16,7 +16,7 @@ from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
-VERSION = 3  # 3: photographs of scraps on a table are segmented
+VERSION = 4  # 4: table rules through seam steps, OCR lines cut at rules; 3: photographs segmented
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))

@@ -3,7 +3,7 @@
 - ``origami-oracle``: replays the design's ground-truth fold sequence (MCQ: the stored
   answer); the only agent that reads ground truth (through ``request.item``).
 - ``origami-random``: a random valid fold each turn (MCQ: a random letter).
-- ``origami-search``: greedy search on silhouette IoU with the target image.
+- ``origami-search``: beam search over fold sequences toward the target picture.
 
 How they play is in :mod:`shredfold.origami_bench.agents` (engine work, imported when an
 agent is built); this module only declares them.
@@ -18,7 +18,7 @@ from shredfold.models.adapter import AdapterBase, adapter
 from shredfold.spec import ModelConfig
 from shredfold.store import Store
 
-VERSION = 1
+VERSION = 2  # 2: origami-search picks MCQ answers from the pictures (picker) and plans full-step episodes by beam search (fold_search)
 
 
 class _OrigamiAgent(AdapterBase):

@@ -1,0 +1,101 @@
+"""How sample images are stored: a palette piece keeps its outline and shadow, the
+composite is the paper's JPEG, the page a palette PNG, all byte-stable."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+from PIL import Image
+
+from shredfold.shred.formats import (
+    COMPOSITE_FILE,
+    composite_jpeg,
+    encode_many,
+    page_png,
+    piece_names,
+    piece_png,
+)
+from shredfold.shred.presentation import PAPER_JPEG, paper_image
+
+
+def scrap(seed: int = 0) -> np.ndarray:
+    """A noisy paper square with dark text strokes, a soft rim and a shadow ramp around it."""
+    rng = np.random.default_rng(seed)
+    h = w = 120
+    img = np.zeros((h, w, 4), np.uint8)
+    yy, xx = np.mgrid[:h, :w]
+    d = np.maximum(np.abs(yy - 60), np.abs(xx - 60))  # square rings around the centre
+    paper = d < 40
+    img[paper, :3] = np.clip(rng.normal((240, 236, 226), 2.0, (int(paper.sum()), 3)), 0, 255)
+    img[paper & (yy % 12 < 3) & (xx % 7 < 4), :3] = (20, 20, 24)  # ink
+    img[paper, 3] = 255
+    rim = d == 40
+    img[rim, :3], img[rim, 3] = (200, 196, 190), 170  # paper's soft edge over its shadow
+    shadow = (d > 40) & (d < 52)
+    img[shadow, 3] = (115 * (52 - d[shadow]) / 12).astype(np.uint8)  # black, fading out
+    return img
+
+
+def decode(data: bytes) -> np.ndarray:
+    with Image.open(io.BytesIO(data)) as im:
+        return np.asarray(im.convert("RGBA")).astype(int)
+
+
+def test_a_piece_keeps_its_outline_and_shadow_exactly_where_they_were() -> None:
+    src = scrap()
+    data = piece_png(src)
+    with Image.open(io.BytesIO(data)) as im:
+        assert (im.format, im.mode) == ("PNG", "P") and "transparency" in im.info
+    back = decode(data)
+    a, b = src[..., 3].astype(int), back[..., 3]
+    assert ((a == 0) == (b == 0)).all() and ((a == 255) == (b == 255)).all()
+    shadow = (a > 0) & (a < 255) & (src[..., :3].max(axis=2) == 0)
+    assert (back[shadow, :3] == 0).all() and np.abs(a[shadow] - b[shadow]).max() <= 2
+    rim = (a > 0) & (a < 255) & ~shadow
+    assert np.abs(a[rim] - b[rim]).max() <= 8
+    paper = a == 255
+    ink = paper & (src[..., 0] < 60)
+    assert np.abs(back[ink, :3] - src[ink, :3]).max() <= 12  # text stays text
+    assert np.abs(back[paper, :3] - src[paper, :3]).mean() < 4.0  # the noise is what goes
+
+
+def test_fewer_bytes_than_lossless_and_the_same_bytes_twice() -> None:
+    src = scrap(1)
+    buf = io.BytesIO()
+    Image.fromarray(src).save(buf, format="PNG", compress_level=9)
+    assert len(piece_png(src)) < len(buf.getvalue()) / 2
+    assert piece_png(src) == piece_png(src.copy())
+    assert encode_many([(piece_png, src), (page_png, src[..., :3].copy())]) == [piece_png(src), page_png(src[..., :3].copy())]
+
+
+def test_a_fully_opaque_or_fully_transparent_piece() -> None:
+    opaque = scrap()[30:90, 30:90]
+    assert (decode(piece_png(opaque))[..., 3] == 255).all()
+    empty = np.zeros((9, 7, 4), np.uint8)
+    assert (decode(piece_png(empty)) == 0).all()
+
+
+def test_the_composite_is_the_papers_jpeg_and_its_rendition_is_derived_from_it() -> None:
+    rgb = np.ascontiguousarray(scrap()[..., :3])
+    data = composite_jpeg(rgb)
+    assert COMPOSITE_FILE.endswith(".jpg") and data[:3] == b"\xff\xd8\xff"
+    with Image.open(io.BytesIO(data)) as im:
+        assert (im.format, im.mode, im.size) == ("JPEG", "RGB", (120, 120))
+        assert PAPER_JPEG["quality"] == 95 and "exif" not in im.info
+    sent = paper_image(data)
+    with Image.open(io.BytesIO(sent)) as im:
+        assert im.format == "JPEG" and max(im.size) == 2048
+    assert paper_image(data) == sent
+
+
+def test_a_page_is_a_palette_png() -> None:
+    rgb = np.ascontiguousarray(scrap()[..., :3])
+    with Image.open(io.BytesIO(page_png(rgb))) as im:
+        assert (im.format, im.mode) == ("PNG", "P") and "transparency" not in im.info
+        assert np.abs(np.asarray(im.convert("RGB")).astype(int) - rgb).mean() < 4.0
+
+
+def test_piece_names_sort_in_presented_order() -> None:
+    assert piece_names(3) == ["pieces/00.png", "pieces/01.png", "pieces/02.png"]
+    assert piece_names(120)[:2] == ["pieces/000.png", "pieces/001.png"]

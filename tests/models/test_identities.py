@@ -20,7 +20,7 @@ IDENTITIES = {
     "ocr-islands": {"adapter": "ocr-islands", "version": 3, "ocr": "rapidocr-onnxruntime==1.4.4", "images": PIECES},
     "jigsaw-ocr": {
         "adapter": "jigsaw-ocr",
-        "version": 3,
+        "version": 5,
         "ocr": {
             "engine": "rapidocr-onnxruntime",
             "version": "1.4.4",
@@ -33,11 +33,12 @@ IDENTITIES = {
     "origami-random": {"adapter": "origami-random", "version": 1},
     "origami-search": {"adapter": "origami-search", "version": 1},
 }
-# response_key(identity, REQUEST); the OCR models moved on purpose at version 3 (photographs).
+# response_key(identity, REQUEST); the OCR models moved on purpose at version 3 (photographs),
+# jigsaw-ocr at 5 (scraps of a reduced photo enlarged).
 KEYS = {
     "oracle": "3b0ead42888ab46ab45210dccfc87e959b05e68e701a7369fcf626e2fa76acf0",
     "ocr-islands": "a84bb30057195915236cc1af347c96602a561c5321216f0847733d3d95b41823",
-    "jigsaw-ocr": "ce2873f0b2ab068e5ea603d25fc72d86e28507b3683d09a1507649226ff04f52",
+    "jigsaw-ocr": "ec1c10b3e7f32f82d82faecbe64ae6de3c5fdcf611e5703825bfbf181f088b5e",
     "origami-oracle": "c8cde0387af37ac826976e54afe38e0e5e92f450b2cc3c063857472faa065427",
     "origami-random": "90d1bd915d61e952123215b60c5cad98d6bae55a8e45ae28a5473ed86d4852c1",
     "origami-search": "c4619ced00a5ce75719c57524068ae697fcbb5ced51bab940cce1f2f9b7d8d18",

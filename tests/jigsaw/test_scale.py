@@ -70,13 +70,15 @@ def test_an_enlarged_scrap_keeps_its_colours_and_its_clear_surround() -> None:
     assert enlarge(scrap, 1.0) is scrap
 
 
-def test_scraps_of_a_reduced_photo_come_back_near_the_pieces_size(news6: Path) -> None:
+def test_scraps_of_a_photo_come_back_at_least_at_the_target_size(news6: Path) -> None:
     pieces = [np.asarray(Image.open(io.BytesIO(b)).convert("RGBA"))
               for b in load_public(news6).pieces]
     full = line_pitch(pieces)
-    assert full is not None and full > TARGET_PITCH  # prose: no enlargement at full size
-    assert line_pitch(scrap_images([photo(news6, jpeg=95).data])) == pytest.approx(full,
-                                                                                   rel=0.03)
+    assert full is not None
+    # At the stored size: as large as the pieces (enlarged only if they are small too).
+    same = scrap_images([photo(news6, jpeg=95).data])
+    assert line_pitch(same) == pytest.approx(max(full, TARGET_PITCH), rel=0.04)
+    # Reduced as the paper presents it (text at under half its size): back to the target.
     reduced = scrap_images([photo(news6, jpeg=95, scale=0.45).data])
     assert len(reduced) == 6
     assert line_pitch(reduced) == pytest.approx(TARGET_PITCH, rel=0.04)

@@ -85,7 +85,7 @@ def enlarge(rgba: np.ndarray, factor: float) -> np.ndarray:
     if factor == 1.0:
         return rgba
     h, w = rgba.shape[:2]
-    size = (max(1, round(w * factor)), max(1, round(h * factor)))
+    size = (max(1, int(w * factor)), max(1, int(h * factor)))  # floor: within a budget
     # Premultiplied colour, so the black of transparent pixels does not bleed into the rim.
     a = rgba[..., 3:].astype(np.float32) / 255.0
     pre = np.dstack([rgba[..., :3].astype(np.float32) * a, a * 255.0])

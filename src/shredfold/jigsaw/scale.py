@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import cv2
 import numpy as np
+from scipy.signal import find_peaks
 
 from shredfold.jigsaw.contour import PAPER_LEVEL
 from shredfold.jigsaw.ink import ink_mask, line_angle
@@ -22,7 +23,7 @@ from shredfold.jigsaw.ink import ink_mask, line_angle
 TARGET_PITCH = 35.0
 MAX_ENLARGE = 3.0
 MIN_LAG, MAX_LAG = 6, 160  # px: line pitches looked for
-PEAK_SHARE = 0.5  # the first autocorrelation peak this close to the highest is the pitch
+PEAK_SHARE = 0.5  # of the highest peak (and the most prominent): the first this high
 MIN_INK = 200  # ink pixels a scrap needs to say anything
 
 
@@ -52,18 +53,21 @@ def _profile_autocorrelation(rgba: np.ndarray) -> np.ndarray | None:
 
 def line_pitch(scraps: Sequence[np.ndarray]) -> float | None:
     """The distance between text lines (px) shown by RGBA scraps, or None when they show
-    no regular lines. The scraps' autocorrelations are summed (they share one pitch), and
-    the first peak nearly as high as the highest is taken (the highest may be a multiple)."""
+    no regular lines. The scraps' autocorrelations are averaged (they share one pitch);
+    the pitch is its first peak that stands out: nearly as high as the highest (which may
+    be a multiple: blank lines and paragraph gaps weaken the first) and as prominent
+    (a ripple on the slope up to a peak, the ink of one line, is not)."""
     acs = [a for a in (_profile_autocorrelation(s) for s in scraps) if a is not None]
     if not acs:
         return None
     ac = np.sum(acs, axis=0) / len(acs)
-    lags = np.arange(MIN_LAG, MAX_LAG)
-    peaks = [k for k in lags if ac[k] >= ac[k - 1] and ac[k] >= ac[k + 1] and ac[k] > 0]
-    if not peaks:
+    found, props = find_peaks(ac[: MAX_LAG + 1], height=0.0, prominence=0.0)
+    keep = found >= MIN_LAG
+    found, height, prominence = found[keep], props["peak_heights"][keep], props["prominences"][keep]
+    if not len(found):
         return None
-    top = max(ac[k] for k in peaks)
-    k = next(k for k in peaks if ac[k] >= PEAK_SHARE * top)
+    ok = (height >= PEAK_SHARE * height.max()) & (prominence >= PEAK_SHARE * prominence.max())
+    k = int(found[np.argmax(ok)])
     # Parabolic refinement of the peak position.
     a, b, c = ac[k - 1], ac[k], ac[k + 1]
     den = a - 2 * b + c

@@ -17,15 +17,18 @@ from shredfold.shred.sample import load_public
 
 
 def lined_scrap(pitch: float, degrees: float = 0.0, size: int = 400, seed: int = 0,
-                ) -> np.ndarray:
-    """An RGBA scrap of paper with rows of word-like ink blobs ``pitch`` px apart, turned
-    by ``degrees``, on a transparent surround."""
+                blank: float = 0.0) -> np.ndarray:
+    """An RGBA scrap of paper with rows of word-like ink blobs ``pitch`` px apart (each
+    row left blank with probability ``blank``), turned by ``degrees``, on a transparent
+    surround."""
     rng = np.random.default_rng(seed)
     rgb = np.full((size, size, 3), 240, np.uint8)
     height = max(2, int(0.6 * pitch))
     y = 20.0
     while y + height < size - 20:
         x = 20 + int(rng.integers(0, 30))
+        if rng.random() < blank:
+            x = size
         while x < size - 60:
             w = int(rng.integers(15, 50))
             cv2.rectangle(rgb, (x, int(y)), (x + w, int(y) + height), (30, 30, 30), -1)
@@ -45,6 +48,12 @@ def lined_scrap(pitch: float, degrees: float = 0.0, size: int = 400, seed: int =
 def test_the_line_pitch_is_read_off_the_ink(pitch: float, degrees: float) -> None:
     scraps = [lined_scrap(pitch, degrees, seed=k) for k in range(3)]
     assert line_pitch(scraps) == pytest.approx(pitch, rel=0.04)
+
+
+def test_blank_lines_and_short_lines_do_not_double_the_pitch() -> None:
+    # Code and paragraphs: many rows blank, the rest of any length.
+    scraps = [lined_scrap(17.5, blank=0.4, seed=k) for k in range(6)]
+    assert line_pitch(scraps) == pytest.approx(17.5, rel=0.04)
 
 
 def test_blank_scraps_have_no_pitch_and_are_left_alone() -> None:

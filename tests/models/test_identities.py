@@ -20,7 +20,7 @@ IDENTITIES = {
     "ocr-islands": {"adapter": "ocr-islands", "version": 3, "ocr": "rapidocr-onnxruntime==1.4.4", "images": PIECES},
     "jigsaw-ocr": {
         "adapter": "jigsaw-ocr",
-        "version": 4,
+        "version": 5,
         "ocr": {
             "engine": "rapidocr-onnxruntime",
             "version": "1.4.4",
@@ -33,11 +33,12 @@ IDENTITIES = {
     "origami-random": {"adapter": "origami-random", "version": 2},
     "origami-search": {"adapter": "origami-search", "version": 2},
 }
-# response_key(identity, REQUEST); the OCR models moved on purpose at version 3 (photographs).
+# response_key(identity, REQUEST); the OCR models moved on purpose at version 3 (photographs),
+# jigsaw-ocr at 5 (scraps of a reduced photo enlarged).
 KEYS = {
     "oracle": "3b0ead42888ab46ab45210dccfc87e959b05e68e701a7369fcf626e2fa76acf0",
     "ocr-islands": "a84bb30057195915236cc1af347c96602a561c5321216f0847733d3d95b41823",
-    "jigsaw-ocr": "ed452d6d5e758a32c6dfeb1f8543ace6fa2e84ef1bdaa0a9694c885cb48d07b1",
+    "jigsaw-ocr": "ec1c10b3e7f32f82d82faecbe64ae6de3c5fdcf611e5703825bfbf181f088b5e",
     "origami-oracle": "9a48eba6abfe42921b8130451aedb9ef30e1e26cf8800725fc45a72786578bb9",
     "origami-random": "5835064fb40072d4f378c185c31714a0f8af8a47e61e953f265f5cd26d99a61d",
     "origami-search": "d4a74f3b5dbddbdee2cd18b6d2ea3e00b8c09db1b50d286939447af8e5acd411",

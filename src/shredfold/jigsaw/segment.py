@@ -30,6 +30,7 @@ from PIL import Image
 from scipy import ndimage
 
 from shredfold.jigsaw.edge import disk, edge_alpha
+from shredfold.jigsaw.scale import enlarge, enlargement
 from shredfold.jigsaw.tabletop import classify
 
 ALPHA_SIGMA = 0.8  # px: smoothing of the finished alpha
@@ -69,7 +70,10 @@ def scrap_images(images: Sequence[bytes], max_pixels: int = MAX_PIXELS) -> list[
     """The scraps a request shows, as RGBA arrays: an image with transparency is one
     cut-out scrap and is kept as it is; an opaque one is a photograph of scraps on a
     table, and the scraps segmented out of it are returned in its reading order (a photo
-    of more than ``max_pixels`` is reduced to that size first, bounding time and memory)."""
+    of more than ``max_pixels`` is reduced to that size first, bounding time and memory),
+    enlarged when its text is small (:mod:`shredfold.jigsaw.scale`: a photo reduced for
+    presentation shows the scraps at half their size or less), to at most ``max_pixels``
+    in all."""
     out: list[np.ndarray] = []
     for k, data in enumerate(images):
         try:
@@ -86,7 +90,11 @@ def scrap_images(images: Sequence[bytes], max_pixels: int = MAX_PIXELS) -> list[
             f = (max_pixels / (h * w)) ** 0.5
             size = (max(1, int(w * f)), max(1, int(h * f)))
             rgb = cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
-        out.extend(sg.rgba for sg in segment(rgb))
+        crops = [sg.rgba for sg in segment(rgb)]
+        if crops:
+            area = sum(c.shape[0] * c.shape[1] for c in crops)
+            factor = min(enlargement(crops), (max_pixels / area) ** 0.5)
+            out.extend(enlarge(c, factor) if factor > 1.0 else c for c in crops)
     return out
 
 

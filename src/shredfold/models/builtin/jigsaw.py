@@ -16,7 +16,9 @@ from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
-VERSION = 4  # 4: table rules through seam steps, OCR lines cut at rules; 3: photographs segmented
+# 5: scraps of a photo with small text enlarged (jigsaw.scale); 4: table rules through seam
+# steps, OCR lines cut at rules; 3: photographs segmented
+VERSION = 5
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))

@@ -127,14 +127,19 @@ def draw_folded(
         if top[c] < 0:
             continue
         draw.polygon(frame(poly), fill=style.back if geometry.flipped[top[c]] else style.front)
-    # edges a little wider on larger pictures, so a flap's outline survives downscaling
-    width = max(1, round(size / 128))
+    width = edge_width(size)
     for s, (c1, c2) in enumerate(cells.segment_cells.tolist()):
         t1 = top[c1] if c1 >= 0 else -1
         t2 = top[c2] if c2 >= 0 else -1
         if t1 != t2:
             draw.line(frame(arr.points[arr.edges[s]]), fill=style.boundary, width=width)
     return img
+
+
+def edge_width(size: int) -> int:
+    """Pixels of a folded drawing's edges: a little wider on larger pictures, so a flap's
+    outline survives downscaling."""
+    return max(1, round(size / 128))
 
 
 def _above_map(geometry: FoldedGeometry, face_orders: np.ndarray) -> dict[tuple[int, int], bool]:

@@ -216,7 +216,7 @@ def _shape_key(outline: shapely.Geometry) -> tuple[float, bytes]:
 
 def draw_mask(outline: shapely.Geometry, size: int, margin: float) -> np.ndarray:
     """The pixels a folded-state picture of this outline covers: filled, and its edges drawn
-    one pixel wide as :func:`~shredfold.origami.draw.draw_folded` draws them (a fill alone
+    as wide as :func:`~shredfold.origami.draw.draw_folded` draws them (a fill alone
     misses up to a tenth of a thin shape's picture)."""
     x0, y0, x1, y1 = VIEW
     scale = size * (1 - 2 * margin) / max(x1 - x0, y1 - y0)
@@ -232,8 +232,10 @@ def draw_mask(outline: shapely.Geometry, size: int, margin: float) -> np.ndarray
             xy = list(zip((ox + scale * pts[:, 0]).tolist(), (oy - scale * pts[:, 1]).tolist(), strict=True))
             draw.polygon(xy, fill=1 if k == 0 else 0)
             rings.append(xy)
+    from shredfold.origami.draw import edge_width
+
     for xy in rings:
-        draw.line(xy, fill=1, width=1)
+        draw.line(xy, fill=1, width=edge_width(size))
     return np.asarray(img, bool)
 
 

@@ -141,17 +141,9 @@ def _rings(outline: shapely.Geometry) -> Iterator[np.ndarray]:
 
 def candidate_lines(outline: shapely.Geometry, extra: tuple[Line, ...] = ()) -> list[Line]:
     """Distinct fold lines for an outline, one direction each (see the module's note)."""
-    pts = corners(outline)
-    lines: list[tuple[np.ndarray, np.ndarray]] = []
-    for i in range(len(pts)):
-        for j in range(i + 1, len(pts)):
-            a, b = pts[i], pts[j]
-            d = b - a
-            if np.hypot(*d) < 1e-6:
-                continue
-            lines.append((a, b))
-            mid = (a + b) / 2
-            lines.append((mid, mid + np.array([-d[1], d[0]])))
+    from shredfold.origami_bench.procedural import corner_pair_lines
+
+    lines = corner_pair_lines(corners(outline))
     for ring in _rings(outline):
         k = len(ring)
         for i in range(k):

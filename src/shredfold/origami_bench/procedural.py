@@ -28,7 +28,12 @@ def outline_corners(state: FoldState) -> np.ndarray:
 
 def candidate_lines(state: FoldState) -> list[tuple[np.ndarray, np.ndarray]]:
     """Lines through two outline corners, and perpendicular bisectors of two corners."""
-    pts = outline_corners(state)
+    return corner_pair_lines(outline_corners(state))
+
+
+def corner_pair_lines(pts: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """For each pair of distinct corners: the line through both, and their perpendicular
+    bisector."""
     out: list[tuple[np.ndarray, np.ndarray]] = []
     for i in range(len(pts)):
         for j in range(i + 1, len(pts)):

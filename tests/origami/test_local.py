@@ -16,8 +16,8 @@ from .sheet_transforms import transformed
 BORDER = [((-1, -1), (1, -1)), ((1, -1), (1, 1)), ((1, 1), (-1, 1)), ((-1, 1), (-1, -1))]
 
 
-def vertex_at_origin(rays):
-    """A single interior vertex at (0, 0) with creases (angle in degrees, letter)."""
+def sheet_with_rays(rays):
+    """The square's border and creases from (0, 0) to it (angle in degrees, letter)."""
     segs, letters = list(BORDER), ["B"] * 4
     for deg, letter in rays:
         a = math.radians(deg)
@@ -25,6 +25,12 @@ def vertex_at_origin(rays):
         r = 1 / max(abs(math.cos(a)), abs(math.sin(a)))
         segs.append(((0, 0), (r * math.cos(a), r * math.sin(a))))
         letters.append(letter)
+    return segs, letters
+
+
+def vertex_at_origin(rays):
+    """A single interior vertex at (0, 0) with creases (angle in degrees, letter)."""
+    segs, letters = sheet_with_rays(rays)
     cp = CreasePattern.from_segments(np.array(segs, float), letters)
     centre = int(np.argmin(np.hypot(*cp.vertices.T)))
     return cp, centre
@@ -182,12 +188,7 @@ STUB = 0.1
 
 
 def vertex_with_stub(rays, scale, stub=STUB):
-    segs, letters = list(BORDER), ["B"] * 4
-    for deg, letter in rays:
-        a = math.radians(deg)
-        r = 1 / max(abs(math.cos(a)), abs(math.sin(a)))
-        segs.append(((0, 0), (r * math.cos(a), r * math.sin(a))))
-        letters.append(letter)
+    segs, letters = sheet_with_rays(rays)
     segs.append(((-1, -0.5), (-1 + stub, -0.5)))
     letters.append("F")
     return CreasePattern.from_segments(np.array(segs, float) * scale, letters)

@@ -41,12 +41,6 @@ if TYPE_CHECKING:
 
 CREASE_ORDER_STAGE, CREASE_ORDER_VERSION = "origami_crease_order", 1
 
-# Local filter tolerances: as check_local's (local._POSITION_FRACTION, _CRIMP_FRACTION),
-# measured against the design's own shortest edge, so the filter never rejects what the
-# solver's check would pass (the solver has the last word either way).
-_POSITION_FRACTION = 1 / 8
-_CRIMP_FRACTION = 1 / 128
-_ANGLE_FLOOR = 1e-9
 
 
 @dataclass(frozen=True)
@@ -195,6 +189,11 @@ class _VertexFilter:
     lines present (flat creases ignored, as the local checks do)."""
 
     def __init__(self, pattern: CreasePattern, lines: Sequence[CreaseLine]) -> None:
+        # check_local's tolerances, measured against the design's own shortest edge, so the
+        # filter never rejects what the solver's check would pass (the solver has the last
+        # word either way)
+        from shredfold.origami.local import _POSITION_FRACTION
+
         seg = pattern.segments
         self.position_tol = float(np.hypot(*(seg[:, 1] - seg[:, 0]).T).min()) * _POSITION_FRACTION
         line_of = np.full(len(pattern.edges), -1)
@@ -220,7 +219,7 @@ class _VertexFilter:
             )
 
     def bad(self, x: int, present: np.ndarray) -> bool:
-        from shredfold.origami.local import _crimp
+        from shredfold.origami.local import _ANGLE_FLOOR, _CRIMP_FRACTION, _crimp
 
         got = self.rays.get(x)
         if got is None:

@@ -141,6 +141,15 @@ class Problem:
         return len(self.pairs)
 
     @cached_property
+    def cons_signed(self) -> tuple[np.ndarray, ...]:
+        """Per type: (m, k) ``2 * variable + flip``, the position of each value a constraint
+        reads in the two-sided value array (each value as read by the lower face, then by
+        the higher). int32 halves the bytes the propagation gathers."""
+        return tuple(
+            (cv.astype(np.int32) << 1) | fl for cv, fl in zip(self.cons_vars, self.cons_flip, strict=True)
+        )
+
+    @cached_property
     def _pair_index(self) -> KeyIndex:
         return KeyIndex(self.pairs[:, 0] * self.n_faces + self.pairs[:, 1], self.n_faces**2)
 
@@ -269,11 +278,26 @@ def _incidence(cell_faces: tuple[np.ndarray, ...], n_faces: int) -> csr_matrix:
     )
 
 
-def _cell_combinations(
-    stacks: list[np.ndarray], r: int, n_faces: int
-) -> tuple[np.ndarray, np.ndarray]:
+def _cell_combinations(stacks: list[np.ndarray], r: int, n_faces: int) -> np.ndarray:
     """All r-subsets (r in 2, 3) of faces sharing a stack, as rows sorted ascending,
-    deduplicated, and their keys (the row read as base-``n_faces`` digits), ascending.
+    deduplicated, in the order of their keys (:func:`_cell_keys`)."""
+    return _key_digits(_cell_keys(stacks, r, n_faces), r, n_faces)
+
+
+def _key_digits(key: np.ndarray, r: int, n: int) -> np.ndarray:
+    """Rows of the base-``n`` digits of ``key`` (r in 2, 3), most significant first."""
+    # one division per digit boundary: int64 division dominates on millions of triples
+    head = key // n
+    last = key - head * n
+    if r == 2:
+        return np.stack([head, last], axis=1)
+    first = head // n
+    return np.stack([first, head - first * n, last], axis=1)
+
+
+def _cell_keys(stacks: list[np.ndarray], r: int, n_faces: int) -> np.ndarray:
+    """The r-subsets (r in 2, 3) of faces sharing a stack as keys (the subset's faces,
+    ascending, read as base-``n_faces`` digits), deduplicated, ascending.
 
     Neighbouring stacks share most of their faces, so each stack contributes only the
     subsets that use a face its parent in ``_stack_tree`` lacks (listing every stack's
@@ -281,7 +305,7 @@ def _cell_combinations(
     """
     stacks = [f for f in stacks if len(f) >= r]
     if not stacks:
-        return np.zeros((0, r), np.int64), np.zeros(0, np.int64)
+        return np.zeros(0, np.int64)
     _, parent = _stack_tree(stacks, n_faces)
     # every stack's faces, flat; a face is new when its stack's parent lacks it
     sizes = np.array([len(f) for f in stacks], np.int64)
@@ -313,16 +337,14 @@ def _cell_combinations(
             keys.append((lo * n_faces + mid) * n_faces + hi)
     key = np.concatenate(keys)
     key.sort()
-    key = key[np.r_[True, key[1:] != key[:-1]]]
-    weights = n_faces ** np.arange(r - 1, -1, -1, dtype=np.int64)
-    return np.stack([(key // w) % n_faces for w in weights], axis=1), key
+    return key[np.r_[True, key[1:] != key[:-1]]]
 
 
 def build_problem(geometry: FoldedGeometry, cells: Cells) -> Problem:
     pattern = geometry.pattern
     n_f = pattern.n_faces
     stacks = maximal_stacks(cells, n_f)
-    pairs, _ = _cell_combinations(stacks, 2, n_f)
+    pairs = _cell_combinations(stacks, 2, n_f)
 
     proto = Problem(n_f, pairs, (), (), (), np.zeros(0, np.int8))
     edge_rows = [_unique_rows(rows) for rows in _edge_constraints(geometry, cells)]
@@ -332,7 +354,7 @@ def build_problem(geometry: FoldedGeometry, cells: Cells) -> Problem:
     edge_rows = [rows[_read_vars(proto, kind, rows)[0].min(axis=1, initial=0) >= 0]
                  for kind, rows in enumerate(edge_rows)]
     tt_a, tto_a, trt_a = edge_rows
-    trans = _drop_implied_transitivity(*_cell_combinations(stacks, 3, n_f), tt_a, tto_a, n_f)
+    trans = _implied_transitivity_dropped(_cell_keys(stacks, 3, n_f), tt_a, tto_a, n_f)
     faces_by_type = [tt_a, tto_a, trt_a, trans]
     problem_vars, problem_flip = [], []
     for kind, faces in enumerate(faces_by_type):
@@ -374,19 +396,19 @@ def _triple_keys(t: np.ndarray, n: int) -> np.ndarray:
     return (t[:, 0] * n + t[:, 1]) * n + t[:, 2]
 
 
-def _drop_implied_transitivity(
-    trans: np.ndarray, keys: np.ndarray, tt: np.ndarray, tto: np.ndarray, n: int
+def _implied_transitivity_dropped(
+    keys: np.ndarray, tt: np.ndarray, tto: np.ndarray, n: int
 ) -> np.ndarray:
-    """Remove transitivity triples (with their sorted ``keys``) that other constraints
-    already enforce.
+    """The transitivity triples (given as sorted ``keys``, :func:`_cell_keys`) that other
+    constraints do not already enforce, as rows.
 
     A taco-taco or taco-tortilla constraint only admits orders of its faces without cycles,
     so any triple inside one is implied. And tacos whose folds all cross one tortilla face
     c, linked in a chain, lie on one side of c: no cycle can pass through c. Dropping these
     also keeps independent parts of the model from looking connected.
     """
-    if len(trans) == 0:
-        return trans
+    if len(keys) == 0:
+        return np.zeros((0, 3), np.int64)
     inside = [_triple_keys(tt[:, list(c)], n) for c in ((0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3))]
     inside.append(_triple_keys(tto, n))
     # few constraint triples against many sorted transitivity keys: search the small side
@@ -395,6 +417,11 @@ def _drop_implied_transitivity(
     implied = np.zeros(len(keys), bool)
     implied[pos[keys[pos] == hit]] = True
     if len(tto):
+        # faces lo < mid < hi of each triple; lo * n + mid is the key's head
+        lo_mid = keys // n
+        hi = keys - lo_mid * n
+        lo = lo_mid // n
+        mid = lo_mid - lo * n
         # nodes (c, a): face a seen from tortilla c; tacos (a, b) over c join (c, a)-(c, b)
         node_a = tto[:, 2] * n + tto[:, 0]
         node_b = tto[:, 2] * n + tto[:, 1]
@@ -407,17 +434,18 @@ def _drop_implied_transitivity(
             # each node's chain label in a dense table (-1: not a node): two gathers a side
             table = np.full(n * n, -1, np.int32)
             table[nodes] = label
-        for c, a, b in ((2, 0, 1), (0, 1, 2), (1, 0, 2)):
-            ka, kb = trans[:, c] * n + trans[:, a], trans[:, c] * n + trans[:, b]
+        else:
+            node_index = KeyIndex(nodes, n * n)
+        # tortilla c with its two other faces: (hi; lo, mid), (lo; mid, hi), (mid; lo, hi)
+        for ka, kb in ((hi * n + lo, hi * n + mid), (lo_mid, lo * n + hi), (mid * n + lo, mid * n + hi)):
             if n * n <= DENSE_KEYS:
                 la, lb = table[ka], table[kb]
                 implied |= (la >= 0) & (la == lb)
                 continue
-            node_index = KeyIndex(nodes, n * n)
             ia, ib = node_index(ka), node_index(kb)
             both = (ia >= 0) & (ib >= 0)
             implied[both] |= label[ia[both]] == label[ib[both]]
-    return trans[~implied]
+    return _key_digits(keys[~implied], 3, n)
 
 
 def _edge_constraints(

@@ -222,15 +222,9 @@ def _gather(indptr: np.ndarray, rows: np.ndarray, n_rows: int, vars_: np.ndarray
 _SWAP = np.array([0, 2, 1], np.int8)
 
 
-def _signed(problem: Problem) -> list[np.ndarray]:
-    """Per constraint type, 2 * variable + flip: an index into ``_both(assign)``."""
-    return [
-        (cv.astype(np.int64) << 1) | fl for cv, fl in zip(problem.cons_vars, problem.cons_flip, strict=True)
-    ]
-
-
 def _both(assign: np.ndarray) -> np.ndarray:
-    """Each variable's value as read by its lower face, then by its higher face."""
+    """Each variable's value as read by its lower face, then by its higher face (indexed by
+    :attr:`Problem.cons_signed`)."""
     return np.stack([assign, _SWAP[assign]], axis=1).ravel()
 
 
@@ -247,7 +241,7 @@ def _propagate(
 ) -> tuple[int, int] | None:
     """Unit propagation in waves; returns (type, constraint row) of a conflict or None."""
     inc = _incidence(problem)
-    signed = _signed(problem)
+    signed = problem.cons_signed
     both = _both(assign)
     tables = [table(k) for k in range(4)]
     while len(frontier):
@@ -307,7 +301,7 @@ def _components(problem: Problem, assign: np.ndarray) -> tuple[list[np.ndarray],
     n = problem.n_vars
     src, dst = [], []
     live_rows = []
-    signed = _signed(problem)
+    signed = problem.cons_signed
     both = _both(assign)
     for kind in range(4):
         cv = problem.cons_vars[kind]

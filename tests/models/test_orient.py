@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
 from shredfold.metrics.text import ned
 from shredfold.models.builtin.ocr import reader as ocr
-from shredfold.models.builtin.ocr.orient import text_angle, upright
+from shredfold.models.builtin.ocr.orient import quarter_turn, text_angle, upright
 from shredfold.shred.fonts import load_font
 
 CODE = "\n".join(
@@ -44,6 +45,17 @@ def test_a_rotated_monospace_scrap_reads_back(angle):
     # The ink alone fixes the line direction only up to a quarter turn on monospace text,
     # whose characters line up in columns too ...
     assert off_by_quarter_turns(text_angle(scrap), angle) < 1.0
-    # ... and reading probes in all four turns settles the rest.
-    text = ocr.read_text(upright(scrap, reader=ocr.read_lines), kind="code")
+    # ... and reading a few crops of the inkiest patch in all four turns settles the rest.
+    text = ocr.read_text(upright(scrap, turn=quarter_turn), kind="code")
     assert ned(text, CODE, "code") < 0.1, text
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 3])
+def test_quarter_turn_undoes_a_quarter_turn(k):
+    level = np.asarray(code_scrap(0.0).convert("RGB"))
+    # Turned clockwise by k quarters; k counter-clockwise quarter turns put it back.
+    assert quarter_turn(np.ascontiguousarray(np.rot90(level, -k))) == k
+
+
+def test_a_blank_scrap_is_left_as_it_is():
+    assert quarter_turn(np.full((300, 400, 3), 250, np.uint8)) == 0

@@ -345,15 +345,21 @@ def half_turn_scores(image: Image.Image) -> tuple[float, float]:
     :data:`HALF_TURN_BOXES` widest boxes, cut short, recognised as cropped and turned
     180 degrees (the detector finds the same lines either way up). Readings the engine
     would drop (score under its ``text_score``) count nothing. Text lines that run up the
-    image make tall boxes or boxes of single glyphs, which read as little or nothing
-    either way: scores near zero say "turn a quarter".
+    image make tall boxes or boxes of single glyphs, which are not read: scores of zero
+    say "turn a quarter" (or "no text").
     """
     array = prepare(image)
     quads = _detect(array)
     if len(quads) == 0:
         return 0.0, 0.0
     widths = quads[:, :, 0].max(axis=1) - quads[:, :, 0].min(axis=1)
-    pick = np.argsort(-widths, kind="stable")[:HALF_TURN_BOXES]
+    heights = quads[:, :, 1].max(axis=1) - quads[:, :, 1].min(axis=1)
+    # Lines running up the image are boxed glyph by glyph (tall or square boxes): not worth
+    # reading, and they would read as nothing much.
+    wide = np.flatnonzero(widths >= 2 * heights)
+    pick = wide[np.argsort(-widths[wide], kind="stable")[:HALF_TURN_BOXES]]
+    if pick.size == 0:
+        return 0.0, 0.0
     bgr = cv2.cvtColor(array, cv2.COLOR_GRAY2BGR)
     crops = [_crop(bgr, quads[i]) for i in pick]
     crops = [c[:, : max(1, int(HALF_TURN_CLIP * c.shape[0]))] for c in crops]

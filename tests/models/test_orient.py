@@ -59,3 +59,13 @@ def test_quarter_turn_undoes_a_quarter_turn(k):
 
 def test_a_blank_scrap_is_left_as_it_is():
     assert quarter_turn(np.full((300, 400, 3), 250, np.uint8)) == 0
+
+
+def test_a_close_call_is_settled_by_full_readings(monkeypatch):
+    # Short crops that read about as well both ways up (as a lone line of lowercase prose
+    # does) do not decide; full readings of the patch in all four turns do.
+    from shredfold.models.builtin.ocr import orient
+
+    monkeypatch.setattr(orient.reader, "half_turn_scores", lambda image: (5.0, 4.0))
+    upside_down = np.asarray(code_scrap(180.0).convert("RGB"))
+    assert quarter_turn(np.ascontiguousarray(upside_down)) == 2

@@ -68,9 +68,8 @@ class _Meter:
 # Phases of the two models, timed where they are looked up at call time (module globals).
 PHASES = (
     ("shredfold.jigsaw.solve", "solve"),
-    ("shredfold.jigsaw.read", "best_quarter_turn"),
     ("shredfold.jigsaw.read", "read_words"),
-    ("shredfold.models.builtin.ocr.orient", "best_quarter_turn"),
+    ("shredfold.models.builtin.ocr.orient", "quarter_turn"),
     ("shredfold.models.builtin.ocr.orient", "text_angle"),
     ("shredfold.models.builtin.ocr.reader", "read_text"),
 )

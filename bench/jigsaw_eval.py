@@ -79,8 +79,9 @@ def evaluate(folder: Path, ocr_on: bool) -> dict:
     if ocr_on:
         from shredfold.metrics.text import ned
         from shredfold.models.builtin.ocr import reader as ocr
+        from shredfold.models.builtin.ocr.orient import quarter_turn
 
-        text = read(sol, kind, ocr.read_lines).text
+        text = read(sol, kind, ocr.read_lines, quarter_turn).text
         row["read_s"] = time.perf_counter() - t1
         ref = load_truth(folder)
         if kind == "table":

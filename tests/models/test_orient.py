@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
 from shredfold.metrics.text import ned
 from shredfold.models.builtin.ocr import reader as ocr
-from shredfold.models.builtin.ocr.orient import text_angle, upright
+from shredfold.models.builtin.ocr.orient import quarter_turn, text_angle, upright
 from shredfold.shred.fonts import load_font
 
 CODE = "\n".join(
@@ -44,6 +45,27 @@ def test_a_rotated_monospace_scrap_reads_back(angle):
     # The ink alone fixes the line direction only up to a quarter turn on monospace text,
     # whose characters line up in columns too ...
     assert off_by_quarter_turns(text_angle(scrap), angle) < 1.0
-    # ... and reading probes in all four turns settles the rest.
-    text = ocr.read_text(upright(scrap, reader=ocr.read_lines), kind="code")
+    # ... and reading a few crops of the inkiest patch in all four turns settles the rest.
+    text = ocr.read_text(upright(scrap, turn=quarter_turn), kind="code")
     assert ned(text, CODE, "code") < 0.1, text
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 3])
+def test_quarter_turn_undoes_a_quarter_turn(k):
+    level = np.asarray(code_scrap(0.0).convert("RGB"))
+    # Turned clockwise by k quarters; k counter-clockwise quarter turns put it back.
+    assert quarter_turn(np.ascontiguousarray(np.rot90(level, -k))) == k
+
+
+def test_a_blank_scrap_is_left_as_it_is():
+    assert quarter_turn(np.full((300, 400, 3), 250, np.uint8)) == 0
+
+
+def test_a_close_call_is_settled_by_full_readings(monkeypatch):
+    # Short crops that read about as well both ways up (as a lone line of lowercase prose
+    # does) do not decide; full readings of the patch in all four turns do.
+    from shredfold.models.builtin.ocr import orient
+
+    monkeypatch.setattr(orient.reader, "half_turn_scores", lambda image: (5.0, 4.0))
+    upside_down = np.asarray(code_scrap(180.0).convert("RGB"))
+    assert quarter_turn(np.ascontiguousarray(upside_down)) == 2

@@ -1,7 +1,8 @@
 """Reading a solved puzzle: draw each cluster upright on white, OCR it, order the clusters.
 
-OCR is passed in (``Reader``: image -> lines with boxes), so this module stays testable
-without the engine; :mod:`shredfold.models.builtin.jigsaw` passes ``shredfold.ocr``.
+OCR is passed in (``Reader``: image -> lines with boxes; ``Turner``: image -> quarter turns
+that put it upright), so this module stays testable without the engine;
+:mod:`shredfold.models.builtin.jigsaw` passes ``shredfold.models.builtin.ocr``'s.
 """
 
 from __future__ import annotations
@@ -19,11 +20,10 @@ from shredfold.jigsaw.geometry import apply
 from shredfold.jigsaw.solve import Cluster, Solution
 from shredfold.jigsaw.words import Word, format_text
 
-__all__ = ["Line", "Reader", "Reading", "Word", "best_quarter_turn", "draw", "format_text", "read", "read_words", "upright"]
+__all__ = ["Line", "Reader", "Reading", "Turner", "Word", "draw", "format_text", "read", "read_words", "upright"]
 
 PAD = 12  # px of white around a drawn cluster
 BAND = 1400  # px: taller pages are read in bands (the detector downsizes past ~2000 px)
-PROBE = (720, 150)  # px: the inkiest patch (w, h) read both ways up to settle a half turn
 
 
 class Line(Protocol):
@@ -33,6 +33,8 @@ class Line(Protocol):
 
 
 Reader = Callable[[Image.Image], Sequence[Line]]
+# How many counter-clockwise quarter turns (np.rot90) put the text of an RGB image upright.
+Turner = Callable[[np.ndarray], int]
 
 
 def draw(cluster: Cluster, scraps: Sequence[Scrap]) -> np.ndarray:
@@ -70,44 +72,13 @@ def _ink_rows(rgb: np.ndarray) -> np.ndarray:
     return (gray < 128).sum(axis=1).astype(np.float64)
 
 
-def probe(rgb: np.ndarray) -> np.ndarray:
-    """The inkiest patch, for the which-way-up test (OCR time grows with the area read)."""
-    pw, ph = PROBE
-    ink = (rgb.mean(axis=2) < 128).astype(np.float32)
-    if ink.shape[0] > ph:
-        top = int(np.argmax(np.convolve(ink.sum(axis=1), np.ones(ph), mode="valid")))
-        rgb, ink = rgb[top : top + ph], ink[top : top + ph]
-    if ink.shape[1] > pw:
-        left = int(np.argmax(np.convolve(ink.sum(axis=0), np.ones(pw), mode="valid")))
-        rgb = rgb[:, left : left + pw]
-    return np.ascontiguousarray(rgb)
-
-
-def confidence(lines: Sequence[Line]) -> float:
-    return float(sum(ln.score * len(ln.text) for ln in lines))
-
-
-def best_quarter_turn(rgb: np.ndarray, reader: Reader) -> int:
-    """How many counter-clockwise quarter turns (np.rot90) put the text upright.
-
-    The ink's line direction is ambiguous by a quarter turn on monospace pages, whose
-    characters also line up in columns; reading the inkiest patch in all four turns and
-    keeping the most confident reading settles both that and the half turn.
-    """
-    scores = []
-    for k in range(4):
-        turned = np.ascontiguousarray(np.rot90(rgb, k))
-        scores.append(confidence(reader(Image.fromarray(probe(turned)))))
-    return int(np.argmax(scores))
-
-
-def upright(cluster: Cluster, scraps: Sequence[Scrap], reader: Reader) -> tuple[Cluster, np.ndarray]:
+def upright(cluster: Cluster, scraps: Sequence[Scrap], turn: Turner) -> tuple[Cluster, np.ndarray]:
     """The cluster turned the right way up (OCR reads upside-down text badly), and its
     drawing. A quarter turn (rare: a lone monospace piece) turns the drawing only; the
     cluster's poses, used to order clusters by the page edges they touch, keep the half
     turn alone."""
     rgb = draw(cluster, scraps)
-    k = best_quarter_turn(rgb, reader)
+    k = turn(rgb)
     if k >= 2:
         cluster = cluster.flipped(scraps)
     return cluster, np.ascontiguousarray(np.rot90(rgb, k))
@@ -163,11 +134,11 @@ def _edges(cluster: Cluster, sol: Solution) -> set[str]:
     return out
 
 
-def read(sol: Solution, kind: str, reader: Reader) -> Reading:
+def read(sol: Solution, kind: str, reader: Reader, turn: Turner) -> Reading:
     """The page's text (or table) in reading order, from however many clusters there are."""
     done = []
     for cl in sol.clusters:
-        up, rgb = upright(cl, sol.scraps, reader)
+        up, rgb = upright(cl, sol.scraps, turn)
         done.append((up, rgb, read_words(rgb, reader)))
 
     def key(item: tuple[Cluster, np.ndarray, list[Word]]) -> tuple[int, int]:

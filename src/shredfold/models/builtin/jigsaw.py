@@ -16,9 +16,10 @@ from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
-# 5: scraps of a photo with small text enlarged (jigsaw.scale); 4: table rules through seam
-# steps, OCR lines cut at rules; 3: photographs segmented
-VERSION = 5
+# 6: clusters' quarter turn from a few short crops (orient.quarter_turn); 5: scraps of a photo
+# with small text enlarged (jigsaw.scale); 4: table rules through seam steps, OCR lines cut at
+# rules; 3: photographs segmented
+VERSION = 6
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))
@@ -37,6 +38,7 @@ class JigsawOcr(AdapterBase):
         from shredfold.jigsaw.segment import scrap_images
         from shredfold.jigsaw.solve import solve
         from shredfold.models.builtin.ocr import reader as ocr
+        from shredfold.models.builtin.ocr.orient import quarter_turn
 
         kind = kind_of_template(request.template) or "prose"  # the paper tells no kind
         if not request.images:
@@ -48,7 +50,7 @@ class JigsawOcr(AdapterBase):
         if not images:
             raise ModelCallError("jigsaw-ocr: no scraps found in the request's images")
         solution = solve(images)
-        text = read(solution, kind, ocr.read_lines).text
+        text = read(solution, kind, ocr.read_lines, quarter_turn).text
         if kind == "code":
             text = "```\n" + text + "\n```"
         return Response(text=text, served_model="jigsaw-ocr")

@@ -17,7 +17,7 @@ from shredfold.models.builtin.ocr import ENGINE, engine_version
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
-VERSION = 3  # 3: photographs of scraps on a table are segmented
+VERSION = 4  # 4: quarter turn from a few short crops (orient.quarter_turn); 3: photographs segmented
 
 
 @adapter("ocr-islands", benchmarks=("shred",))
@@ -36,7 +36,7 @@ class OcrIslands(AdapterBase):
 
         from shredfold.jigsaw.segment import scrap_images
         from shredfold.models.builtin.ocr import reader as ocr
-        from shredfold.models.builtin.ocr.orient import upright
+        from shredfold.models.builtin.ocr.orient import quarter_turn, upright
 
         kind = kind_of_template(request.template)
         try:
@@ -45,7 +45,7 @@ class OcrIslands(AdapterBase):
             raise ModelCallError(f"ocr-islands: {exc}") from exc
         parts = []
         for rgba in scraps:
-            scrap = upright(Image.fromarray(rgba, "RGBA"), reader=ocr.read_lines)
+            scrap = upright(Image.fromarray(rgba, "RGBA"), turn=quarter_turn)
             text = ocr.read_text(scrap, kind="code" if kind == "code" else "prose")
             if text.strip():
                 parts.append(text)

@@ -7,16 +7,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shredfold.origami.constraints import (
+    N_FACES,
+    PAIRS,
     TACO_TACO,
     TACO_TORTILLA,
     TORTILLA_TORTILLA,
     TRANSITIVITY,
+    Problem,
     table,
     valid_tuples,
 )
 from shredfold.origami.fold_format import read_fold
 from shredfold.origami.folded import fold_geometry
-from shredfold.origami.layers import solve_layers
+from shredfold.origami.layers import _propagate, solve_layers
 from shredfold.origami.local import check_local
 from shredfold.origami.pattern import CreasePattern
 
@@ -308,3 +311,24 @@ def test_folded_faces_may_disagree_by_up_to_an_eighth_of_the_shortest_edge(lean,
     else:
         assert (res.status, res.reason) == ("unsatisfiable", "length")
         assert res.detail.startswith("folded faces disagree by 0.0134")
+
+
+def test_a_clash_on_a_pair_only_transitivity_reads_is_blamed_on_a_transitivity_constraint():
+    # Four faces stacked in one cell, the creases saying 0 above 1 above 2 and 2 above 3
+    # above 0: the triples (0, 1, 2) and (0, 3, 2) force the pair (0, 2) both ways in the
+    # same wave, and no constraint of another type reads that pair. Values: 1 when the
+    # lower face id lies above, 2 below; a flip marks a pair read from the higher face.
+    pairs = np.array([(0, 1), (0, 2), (0, 3), (1, 2), (2, 3)])
+    none = [np.zeros((0, len(PAIRS[k])), np.int64) for k in range(3)]  # no taco or tortilla constraint
+    problem = Problem(
+        n_faces=4,
+        pairs=pairs,
+        cons_vars=(*none, np.array([[0, 3, 1], [2, 4, 1]])),
+        cons_flip=(*[n.astype(bool) for n in none], np.array([[False, False, True], [False, True, True]])),
+        cons_faces=(*[np.zeros((0, N_FACES[k]), np.int64) for k in range(3)], np.array([[0, 1, 2], [0, 3, 2]])),
+        initial=np.array([1, 0, 2, 1, 1], np.int8),
+    )
+    assign = problem.initial.copy()
+    conflict = _propagate(problem, assign, np.flatnonzero(assign), None)
+    assert conflict == (TRANSITIVITY, 0)
+    assert problem.cons_faces[TRANSITIVITY][0].tolist() == [0, 1, 2]

@@ -7,15 +7,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shredfold.origami.constraints import (
+    N_FACES,
+    PAIRS,
     TACO_TACO,
     TACO_TORTILLA,
     TORTILLA_TORTILLA,
     TRANSITIVITY,
+    Problem,
     table,
     valid_tuples,
 )
 from shredfold.origami.fold_format import read_fold
-from shredfold.origami.layers import solve_layers
+from shredfold.origami.folded import fold_geometry
+from shredfold.origami.layers import _propagate, solve_layers
+from shredfold.origami.local import check_local
 from shredfold.origami.pattern import CreasePattern
 
 from .bases import BASES
@@ -221,3 +226,109 @@ def test_flaps_that_never_overlap_count_independently():
     both = solve_layers(sheet([0.2, 0.4, 2.6, 2.8]), limit=None)
     assert both.states == left.states * right.states == 16
     assert sorted(both.components) == sorted(left.components + right.components)
+
+
+def test_by_default_one_order_is_decided_and_the_count_stops_there():
+    res = solve_layers(pleat("UUU"))  # 16 states, but limit=1 is the default
+    assert (res.states, res.components, res.limited) == (1, (1,), True)
+
+
+def test_a_generous_timeout_changes_nothing():
+    res = solve_layers(pleat("UUU"), limit=None, timeout=600.0)
+    assert res.status == "ok" and res.states == 16
+
+
+def test_the_reason_is_the_first_rule_the_local_check_finds_broken():
+    # one vertex breaking two rules: 2 M and 2 V (Maekawa), and sectors 90, 90, 68, 112
+    # (Kawasaki); the local check lists Maekawa first, and so does the solver
+    c = (0.5, 0.5)
+    cp = square_with((c, (1, 0.5), "V"), (c, (0.5, 1), "V"), (c, (0, 0.5), "M"), (c, (0.7, 0), "M"))
+    report = check_local(cp)
+    assert [v.rule for v in report.violations] == ["maekawa", "kawasaki"]
+    res = solve_layers(cp)
+    assert res.reason == "maekawa"
+    assert res.detail.startswith(f"vertex {report.violations[0].vertex}: 2 M, 2 V")
+    assert res.bad_vertices == tuple(report.vertices())
+
+
+def test_without_the_checks_a_pattern_off_kawasaki_goes_straight_to_the_layer_order():
+    # a vertex near the bottom edge whose upper crease leans 8 degrees off the vertical:
+    # Kawasaki fails, and folded, the faces disagree about the far end of the short crease
+    # by more than the length check allows. check=False skips both checks: the layers of
+    # whatever the folding gives are ordered (here they cannot be)
+    c = (0.5, 0.1)
+    top = (0.5 + 0.9 * math.tan(math.radians(8)), 1)
+    cp = square_with((c, (1, 0.1), "M"), (c, top, "V"), (c, (0, 0.1), "M"), (c, (0.5, 0), "M"))
+    assert solve_layers(cp).reason == "kawasaki"
+    res = solve_layers(cp, check=False)
+    assert res.reason == "layer-order" and "cannot hold" in res.detail
+
+
+def test_a_preference_of_zero_leaves_the_choice_to_the_solver():
+    free = solve_layers(pleat("UUU"))
+    res = solve_layers(pleat("UUU"), prefer=lambda pairs: np.zeros(len(pairs), np.int64))
+    assert res.face_orders.tolist() == free.face_orders.tolist()
+
+
+@pytest.mark.parametrize("letters", ["".join(x) for x in itertools.product("MV", repeat=3)])
+def test_the_unassigned_pleat_steered_by_an_assigned_ones_order_folds_that_way(letters):
+    # every order of an assigned pleat is one of the 16 of the unassigned pleat (same
+    # faces, same overlaps); asked for it, the solver hands back exactly that order
+    order = solve_layers(pleat(letters)).face_orders
+    wanted = {(f, g): s for f, g, s in order.tolist()}
+    res = solve_layers(
+        pleat("UUU"), limit=None, prefer=lambda pairs: np.array([wanted[f, g] for f, g in pairs.tolist()])
+    )
+    assert res.face_orders.tolist() == order.tolist()
+    assert res.states == 16
+
+
+def two_vertex_sheet(lean):
+    """Vertices A (0.45, 0.5) and B (0.55, 0.5) joined by the shortest crease (0.1), each
+    with creases to the three nearest sides; A's upper crease leans ``lean`` degrees left,
+    which puts A off Kawasaki by twice that, within the local check's tolerance (an eighth
+    of the shortest edge over A's shortest crease: 0.125 rad)."""
+    a, b = (0.45, 0.5), (0.55, 0.5)
+    top = (0.45 - 0.5 * math.tan(math.radians(lean)), 1)
+    return square_with(
+        (a, b, "M"), (a, (0, 0.5), "M"), (a, top, "V"), (a, (0.45, 0), "M"),
+        (b, (1, 0.5), "M"), (b, (0.55, 1), "M"), (b, (0.55, 0), "V"),
+    )
+
+
+@pytest.mark.parametrize(("lean", "low", "high", "folds"), [(0.0, 0, 0, True), (0.95, 8 / 9, 1, True), (1.1, 1, 8 / 7, False)])
+def test_folded_faces_may_disagree_by_up_to_an_eighth_of_the_shortest_edge(lean, low, high, folds):
+    # A's misfit turns everything folded past it, so the faces around B disagree by far
+    # more than at A itself: every vertex passes the local check, and the length check
+    # is what rejects the pattern once the disagreement passes 1/8 of the shortest edge
+    cp = two_vertex_sheet(lean)
+    assert check_local(cp).ok
+    geometry = fold_geometry(cp)
+    assert low <= max(geometry.closure_error, geometry.length_error) / (0.1 / 8) <= high
+    res = solve_layers(cp)
+    if folds:
+        assert res.satisfiable and res.states == 1
+    else:
+        assert (res.status, res.reason) == ("unsatisfiable", "length")
+        assert res.detail.startswith("folded faces disagree by 0.0134")
+
+
+def test_a_clash_on_a_pair_only_transitivity_reads_is_blamed_on_a_transitivity_constraint():
+    # Four faces stacked in one cell, the creases saying 0 above 1 above 2 and 2 above 3
+    # above 0: the triples (0, 1, 2) and (0, 3, 2) force the pair (0, 2) both ways in the
+    # same wave, and no constraint of another type reads that pair. Values: 1 when the
+    # lower face id lies above, 2 below; a flip marks a pair read from the higher face.
+    pairs = np.array([(0, 1), (0, 2), (0, 3), (1, 2), (2, 3)])
+    none = [np.zeros((0, len(PAIRS[k])), np.int64) for k in range(3)]  # no taco or tortilla constraint
+    problem = Problem(
+        n_faces=4,
+        pairs=pairs,
+        cons_vars=(*none, np.array([[0, 3, 1], [2, 4, 1]])),
+        cons_flip=(*[n.astype(bool) for n in none], np.array([[False, False, True], [False, True, True]])),
+        cons_faces=(*[np.zeros((0, N_FACES[k]), np.int64) for k in range(3)], np.array([[0, 1, 2], [0, 3, 2]])),
+        initial=np.array([1, 0, 2, 1, 1], np.int8),
+    )
+    assign = problem.initial.copy()
+    conflict = _propagate(problem, assign, np.flatnonzero(assign), None)
+    assert conflict == (TRANSITIVITY, 0)
+    assert problem.cons_faces[TRANSITIVITY][0].tolist() == [0, 1, 2]

@@ -20,7 +20,7 @@ IDENTITIES = {
     "ocr-islands": {"adapter": "ocr-islands", "version": 3, "ocr": "rapidocr-onnxruntime==1.4.4", "images": PIECES},
     "jigsaw-ocr": {
         "adapter": "jigsaw-ocr",
-        "version": 5,
+        "version": 6,
         "ocr": {
             "engine": "rapidocr-onnxruntime",
             "version": "1.4.4",
@@ -34,11 +34,12 @@ IDENTITIES = {
     "origami-search": {"adapter": "origami-search", "version": 2},
 }
 # response_key(identity, REQUEST); the OCR models moved on purpose at version 3 (photographs),
-# jigsaw-ocr at 5 (scraps of a reduced photo enlarged).
+# jigsaw-ocr at 5 (scraps of a reduced photo enlarged) and 6 (border checks widened when a
+# page stays in pieces).
 KEYS = {
     "oracle": "3b0ead42888ab46ab45210dccfc87e959b05e68e701a7369fcf626e2fa76acf0",
     "ocr-islands": "a84bb30057195915236cc1af347c96602a561c5321216f0847733d3d95b41823",
-    "jigsaw-ocr": "ec1c10b3e7f32f82d82faecbe64ae6de3c5fdcf611e5703825bfbf181f088b5e",
+    "jigsaw-ocr": "0f783eea92470a4399c96069c149a0cda034a089b023a3c4bee2b602b29adeca",
     "origami-oracle": "9a48eba6abfe42921b8130451aedb9ef30e1e26cf8800725fc45a72786578bb9",
     "origami-random": "5835064fb40072d4f378c185c31714a0f8af8a47e61e953f265f5cd26d99a61d",
     "origami-search": "d4a74f3b5dbddbdee2cd18b6d2ea3e00b8c09db1b50d286939447af8e5acd411",

@@ -16,9 +16,10 @@ from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
-# 5: scraps of a photo with small text enlarged (jigsaw.scale); 4: table rules through seam
-# steps, OCR lines cut at rules; 3: photographs segmented
-VERSION = 5
+# 6: border checks widened when a page stays in pieces (curled Blender sheets); 5: scraps
+# of a photo with small text enlarged (jigsaw.scale); 4: table rules through seam steps,
+# OCR lines cut at rules; 3: photographs segmented
+VERSION = 6
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))

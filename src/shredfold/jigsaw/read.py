@@ -24,6 +24,7 @@ __all__ = ["Line", "Reader", "Reading", "Word", "best_quarter_turn", "draw", "fo
 PAD = 12  # px of white around a drawn cluster
 BAND = 1400  # px: taller pages are read in bands (the detector downsizes past ~2000 px)
 PROBE = (720, 150)  # px: the inkiest patch (w, h) read both ways up to settle a half turn
+TIE_SHARE = 0.9  # the half turn's probe reads this nearly as well: read the whole drawing
 
 
 class Line(Protocol):
@@ -98,7 +99,15 @@ def best_quarter_turn(rgb: np.ndarray, reader: Reader) -> int:
     for k in range(4):
         turned = np.ascontiguousarray(np.rot90(rgb, k))
         scores.append(confidence(reader(Image.fromarray(probe(turned)))))
-    return int(np.argmax(scores))
+    k = int(np.argmax(scores))
+    half = (k + 2) % 4
+    if scores[half] >= TIE_SHARE * scores[k] > 0:
+        # A near tie: the patch showed too little (a line lost at a seam can make
+        # upside-down garbage read as confidently); the whole drawing settles it.
+        both = [confidence(reader(Image.fromarray(np.ascontiguousarray(np.rot90(rgb, t)))))
+                for t in (k, half)]
+        k = k if both[0] >= both[1] else half
+    return k
 
 
 def upright(cluster: Cluster, scraps: Sequence[Scrap], reader: Reader) -> tuple[Cluster, np.ndarray]:

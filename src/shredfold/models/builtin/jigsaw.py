@@ -16,7 +16,8 @@ from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
-# 6: border checks widened when a page stays in pieces (curled Blender sheets); 5: scraps
+# 6: border checks widened when a page stays in pieces (curled Blender sheets), a near tie
+# of the which-way-up probe settled on the whole drawing; 5: scraps
 # of a photo with small text enlarged (jigsaw.scale); 4: table rules through seam steps,
 # OCR lines cut at rules; 3: photographs segmented
 VERSION = 6

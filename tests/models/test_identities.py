@@ -17,10 +17,10 @@ from shredfold.store import Store
 PIECES = {"mode": "pieces", "detail": "auto", "max_side": 1600}
 IDENTITIES = {
     "oracle": {"adapter": "oracle", "version": 1},
-    "ocr-islands": {"adapter": "ocr-islands", "version": 4, "ocr": "rapidocr-onnxruntime==1.4.4", "images": PIECES},
+    "ocr-islands": {"adapter": "ocr-islands", "version": 5, "ocr": "rapidocr-onnxruntime==1.4.4", "images": PIECES},
     "jigsaw-ocr": {
         "adapter": "jigsaw-ocr",
-        "version": 6,
+        "version": 7,
         "ocr": {
             "engine": "rapidocr-onnxruntime",
             "version": "1.4.4",
@@ -35,11 +35,13 @@ IDENTITIES = {
 }
 # response_key(identity, REQUEST); the OCR models moved on purpose at version 3 (photographs),
 # jigsaw-ocr at 5 (scraps of a reduced photo enlarged), both again (ocr-islands 4, jigsaw-ocr 6)
-# when the quarter turn came from a few short crops instead of full readings.
+# when the quarter turn came from a few short crops instead of full readings, and again
+# (ocr-islands 5, jigsaw-ocr 7) when a near tie of those readings was settled on the whole
+# image and jigsaw-ocr's border checks widened for curled sheets.
 KEYS = {
     "oracle": "3b0ead42888ab46ab45210dccfc87e959b05e68e701a7369fcf626e2fa76acf0",
-    "ocr-islands": "1802eaa9d452681c12f0e27c5d189cff32ac7dee23bd072363a6f34b46987ce8",
-    "jigsaw-ocr": "0f783eea92470a4399c96069c149a0cda034a089b023a3c4bee2b602b29adeca",
+    "ocr-islands": "0300e1e8e68a01629f6bed73acb8e3537a566381e77b8128f01c50075a44b8f8",
+    "jigsaw-ocr": "0716df46a2e2bb9c7934c7bb1c640b6b1564d1821aa71f1282bcd47d3e0f852c",
     "origami-oracle": "9a48eba6abfe42921b8130451aedb9ef30e1e26cf8800725fc45a72786578bb9",
     "origami-random": "5835064fb40072d4f378c185c31714a0f8af8a47e61e953f265f5cd26d99a61d",
     "origami-search": "d4a74f3b5dbddbdee2cd18b6d2ea3e00b8c09db1b50d286939447af8e5acd411",

@@ -69,3 +69,34 @@ def test_a_close_call_is_settled_by_full_readings(monkeypatch):
     monkeypatch.setattr(orient.reader, "half_turn_scores", lambda image: (5.0, 4.0))
     upside_down = np.asarray(code_scrap(180.0).convert("RGB"))
     assert quarter_turn(np.ascontiguousarray(upside_down)) == 2
+
+
+def test_a_near_tie_of_the_full_readings_is_settled_by_the_whole_image(monkeypatch):
+    # The patch reads as confidently either way up (a line lost at a seam can make
+    # upside-down garbage read as well as the text); the whole image, where a mark at the
+    # lower left tells which way is up, decides.
+    from dataclasses import dataclass
+
+    from shredfold.models.builtin.ocr import orient
+
+    @dataclass(frozen=True)
+    class Seen:
+        text: str
+        box: tuple[float, float, float, float]
+        score: float
+
+    def read_lines(image: Image.Image) -> list[Seen]:
+        px = np.asarray(image.convert("L"))
+        if px.shape[0] <= orient.PROBE[1]:
+            return [Seen("x" * 20, (0, 0, 1, 1), 0.9)]
+        h, w = px.shape
+        mark_lower_left = px[h // 2 :, : w // 4].mean() < px[h // 2 :, 3 * w // 4 :].mean()
+        return [Seen("x" * 20, (0, 0, 1, 1), 0.9 if mark_lower_left else 0.5)]
+
+    monkeypatch.setattr(orient.reader, "half_turn_scores", lambda image: (5.0, 4.0))
+    monkeypatch.setattr(orient.reader, "read_lines", read_lines)
+    page = np.full((400, 900, 3), 255, np.uint8)
+    page[40:60, 50:850] = 0  # a band of "text": the probe patch
+    page[300:340, 20:60] = 0  # the mark
+    assert quarter_turn(page) == 0
+    assert quarter_turn(np.ascontiguousarray(np.rot90(page, 2))) == 2

@@ -8,6 +8,9 @@ A join is accepted only if the merged cluster stays a plausible piece of one pag
   border sides are parallel or perpendicular to each other (the page is a rectangle);
 * text lines of the two joined pieces run in the same direction after the join.
 
+``border_slack`` widens the border checks (their slack and angle) by that factor: a curled
+sheet's pieces poke a few px past each other's page edges even at their true places.
+
 Joins where each side is the other's best partner go first, joins on short sides last; a
 join between pieces already in one cluster only counts as support (loop closure at
 vertices where three pieces meet).
@@ -79,8 +82,10 @@ def _transform_poly(poly: Polygon, t: np.ndarray) -> Polygon:
 
 
 class _Checker:
-    def __init__(self, shapes: list[PieceShape], *, text_period: float) -> None:
+    def __init__(self, shapes: list[PieceShape], *, text_period: float,
+                 border_slack: float = 1.0) -> None:
         self.shapes = shapes
+        self.border_slack = border_slack
         self.polys = [s.polygon() for s in shapes]
         self.areas = [max(p.area, 1.0) for p in self.polys]
         self.text_period = text_period
@@ -122,7 +127,7 @@ class _Checker:
         ref = np.degrees(np.arctan2(lines[0][2][1], lines[0][2][0]))
         for _, _, d in lines[1:]:
             ang = np.degrees(np.arctan2(d[1], d[0]))
-            if abs(wrap_deg(ang - ref, 90.0)) > BORDER_ANGLE_DEG:
+            if abs(wrap_deg(ang - ref, 90.0)) > BORDER_ANGLE_DEG * self.border_slack:
                 return False
         for owner, p0, d in lines:
             normal = np.array([-d[1], d[0]])  # towards the paper
@@ -132,7 +137,8 @@ class _Checker:
                 rel = apply(poses[k], self.rim[k]) - p0
                 # Residual rotation drift tilts a far piece against the line; wrong joins
                 # overshoot by far more than that.
-                slack = BORDER_SLACK_PX + BORDER_SLACK_SLOPE * np.abs(rel @ d)
+                slack = self.border_slack * (BORDER_SLACK_PX
+                                             + BORDER_SLACK_SLOPE * np.abs(rel @ d))
                 if ((rel @ normal) < -slack).any():
                     return False
         return True
@@ -148,13 +154,14 @@ def assemble(
     *,
     text_period: float = 180.0,
     scale: bool = False,
+    border_slack: float = 1.0,
 ) -> Assembly:
     n = len(shapes)
     poses = [np.eye(3) for _ in range(n)]
     root = list(range(n))
     members = {k: [k] for k in range(n)}
     out = Assembly(poses=poses, root=root)
-    checker = _Checker(shapes, text_period=text_period)
+    checker = _Checker(shapes, text_period=text_period, border_slack=border_slack)
     mutual = _mutual(cands)
     # A short side fits many others about as well as its mate (a couple of dozen jagged
     # px): joins on short sides wait until the long sides have said what they can.

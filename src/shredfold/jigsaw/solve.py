@@ -20,6 +20,10 @@ from shredfold.jigsaw.match import MAX_COST, candidates
 from shredfold.jigsaw.sides import split_sides
 
 DISTORTED_MAX_COST = 2.0  # px: warped scraps (blender) fit less tightly
+# Widenings of the assembly's border checks (slack, angle) tried in turn while the page is
+# in pieces: on Blender N = 8 pages a piece at its true place pokes up to ~10 px past a
+# neighbour's border line.
+BORDER_SLACKS = (2.0, 3.0)
 
 
 @dataclass
@@ -117,6 +121,15 @@ def solve(images: Sequence[Image.Image | np.ndarray], *, distorted: bool = False
     cost = DISTORTED_MAX_COST if distorted else MAX_COST
     cands = candidates([s for sh in shapes for s in sh.sides], scale=distorted, max_cost=cost)
     asm = assemble(shapes, cands, scale=distorted)
+    # A curled sheet's outline is only nearly rigid: even at their true places its pieces
+    # poke a few px past each other's page edges. The border checks are widened only
+    # when the page did not come together under the strict ones.
+    for slack in BORDER_SLACKS:
+        if len(asm.clusters()) == 1:
+            break
+        wider = assemble(shapes, cands, scale=distorted, border_slack=slack)
+        if len(wider.clusters()) < len(asm.clusters()):
+            asm = wider
     clusters = []
     for group in asm.clusters():
         poses = {m: asm.poses[m] for m in group}

@@ -6,7 +6,7 @@ photo was segmented (scraps found, worst IoU with the true masks, drawn from
 ``hidden.json`` — which only this evaluator reads, never the solver).
 
 Presentations: ``pieces`` (one image per scrap, as today), ``png`` (the stored composite as
-stored: JPEG 95 since sample version 4),
+stored: JPEG 95 in sample versions 4-5, JPEG 90 since 6),
 ``jpeg:Q`` (the composite as JPEG of quality Q), ``jpeg:Q:SIDE`` (also scaled so its
 longest side is SIDE px; ``jpeg:95:2048`` is the paper's protocol).
 

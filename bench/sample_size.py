@@ -12,6 +12,11 @@ the "before" numbers; rows go to ``--jsonl`` and are reused when there.
 
     nice -n 10 python bench/sample_size.py --out /tmp/size/after --ocr --jsonl /tmp/size/after.jsonl
     PYTHONPATH=/work/main/src nice -n 10 python bench/sample_size.py --out /tmp/size/before --ocr ...
+
+A new sample version gives new keys, so new random draws (cut, poses, layout, textures):
+``--draws-from /tmp/size/before`` builds each sample under the key of the sample of the
+same domain and N there instead, so before and after differ only by what the checkout
+changed (the folders are then named by the old keys; keep them apart from a real store).
 """
 
 from __future__ import annotations
@@ -25,22 +30,38 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import shredfold.shred.sample as sample  # noqa: E402
 from shredfold.plan import make_plan  # noqa: E402
 from shredfold.resolve import load_spec  # noqa: E402
-from shredfold.shred.sample import make_sample  # noqa: E402
 
 MB = 1e6
 
 
-def build(spec: Path, out: Path) -> list[tuple[object, Path]]:
+def old_keys(folder: Path) -> dict[tuple[str, int], str]:
+    """(domain, N) → key of the samples built in ``folder`` by an earlier run."""
+    keys = {}
+    for meta in folder.glob("*/sample.json"):
+        m = json.loads(meta.read_text(encoding="utf-8"))
+        keys[(m["domain"], m["n"])] = meta.parent.name
+    return keys
+
+
+def build(spec: Path, out: Path, draws_from: Path | None = None) -> list[tuple[object, Path]]:
     plan = make_plan(load_spec(spec))
+    keys = old_keys(draws_from) if draws_from is not None else {}
     made = []
     for item_set in plan.sets_of("shred"):
         for item in item_set.items:
-            folder = out / item.key
+            key = keys.get((item.doc.domain, item.n), item.key)
+            folder = out / key
             if not (folder / "hidden.json").is_file():
                 folder.mkdir(parents=True, exist_ok=True)
-                make_sample(item.doc, item.n, item.render, item.synthesis, item.seed, folder)
+                real = sample.sample_key
+                sample.sample_key = lambda *_, key=key: key  # the streams are spawned from it
+                try:
+                    sample.make_sample(item.doc, item.n, item.render, item.synthesis, item.seed, folder)
+                finally:
+                    sample.sample_key = real
             made.append((item, folder))
     return made
 
@@ -114,8 +135,9 @@ def main() -> None:
     ap.add_argument("--ocr-n", nargs="+", type=int, default=[8, 16])
     ap.add_argument("--ocr-domains", nargs="+", default=["news_en", "code_python", "table"])
     ap.add_argument("--jsonl", type=Path, help="OCR rows (appended; done rows reused)")
+    ap.add_argument("--draws-from", type=Path, help="build under the keys of the samples there (same draws)")
     args = ap.parse_args()
-    made = build(args.spec, args.out)
+    made = build(args.spec, args.out, args.draws_from)
     print(size_report(made), flush=True)
     if args.ocr:
         print()

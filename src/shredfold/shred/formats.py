@@ -3,14 +3,22 @@
 Grain, sensor noise and lighting make lossless PNG of the synthesised images large (an
 N = 16 flat sample was 18 MB). Stored instead:
 
-- the composite as the paper's authors sent it: JPEG of quality 95 with the options of
-  :data:`~.presentation.PAPER_JPEG`, at full size (the paper's 2048 px rendition is
-  derived from it, :func:`~.presentation.paper_image`);
+- the composite as JPEG with the paper's 4:2:0 chroma at quality 90 (the paper sent 95),
+  full size, entropy coding optimised (fitted Huffman tables, progressive scans: bytes,
+  not pixels). A model is sent it scaled: to its ``images.max_side`` (1600 px by default,
+  1.3-3x smaller than a composite) or, in the paper's protocol, to 2048 px as JPEG 95
+  (:func:`~.presentation.paper_image`). Scaled so, a quality 90 and a quality 95 source
+  differ by 0.4 and 0.6 grey levels on average (a code page's composite; JPEG 95 itself is
+  1 level off the pixels it was given), and the composite is a third smaller. Only the
+  built-in OCR models read it at full size (their NED was measured before and after,
+  ``bench/sample_size.py``);
 - each piece as a 256-colour palette PNG with transparency (:func:`piece_png`): a scrap is
   paper tones and ink, a black shadow of varying opacity and a soft outline between, which
   a palette holds; the per-pixel noise is what it drops (10x fewer bytes). Fully
-  transparent and fully opaque pixels stay exactly so, so a scrap's outline is unchanged;
-- the page (hidden from models, for people) as a 256-colour RGB palette PNG.
+  transparent and fully opaque pixels stay exactly so, so a scrap's outline is unchanged.
+
+The intact page is not stored (it was 15-20% of a sample and nothing read it): the pieces
+put back by ``hidden.json`` are the page, and ``truth.txt`` / ``source.txt`` its text.
 
 The encoders' options enter the sample key (:data:`ENCODING`), so a change gives new keys
 rather than different bytes under old ones. No ancillary chunks (no time stamp): equal
@@ -33,27 +41,23 @@ __all__ = [
     "COMPOSITE_FILE",
     "ENCODING",
     "LOSSLESS_PNG",
-    "PAGE_FILE",
     "composite_jpeg",
     "encode_many",
     "lossless_png",
-    "page_png",
     "piece_names",
     "piece_png",
 ]
 
 COMPOSITE_FILE = "composite.jpg"
-PAGE_FILE = "page.png"
-COMPOSITE_JPEG: dict[str, Any] = dict(PAPER_JPEG)
+COMPOSITE_JPEG: dict[str, Any] = {**PAPER_JPEG, "quality": 90, "optimize": True, "progressive": True}
 # zlib level 9 costs little on palette images (1 byte a pixel, long runs).
 PIECE_PNG: dict[str, Any] = {
     "colors": 256, "method": "fastoctree", "dither": "none", "compress_level": 9,
     "shadow_levels": 48, "outline_levels": 16, "outline_colours": 4,
 }  # fmt: skip
-PAGE_PNG: dict[str, Any] = {"colors": 256, "method": "fastoctree", "dither": "none", "compress_level": 9}
 # Images given by a user (outside samples' pieces) are kept exactly.
 LOSSLESS_PNG: dict[str, Any] = {"compress_level": 1, "optimize": False}
-ENCODING: dict[str, Any] = {"composite": COMPOSITE_JPEG, "pieces": PIECE_PNG, "page": PAGE_PNG}
+ENCODING: dict[str, Any] = {"composite": COMPOSITE_JPEG, "pieces": PIECE_PNG}
 
 THREADS = min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
@@ -143,17 +147,6 @@ def piece_png(rgba: np.ndarray) -> bytes:
     img.putpalette(np.concatenate(colours).reshape(-1).tolist())
     return _save(img, format="PNG", transparency=np.concatenate(alphas).tobytes(),
                  compress_level=o["compress_level"], optimize=False)  # fmt: skip
-
-
-def _palette(pixels: np.ndarray, options: dict[str, Any]) -> bytes:
-    from PIL import Image
-
-    img = Image.fromarray(pixels).quantize(options["colors"], method=Image.Quantize[options["method"].upper()], dither=Image.Dither.NONE)
-    return _save(img, format="PNG", compress_level=options["compress_level"], optimize=False)
-
-
-def page_png(rgb: np.ndarray) -> bytes:
-    return _palette(rgb, PAGE_PNG)
 
 
 def composite_jpeg(rgb: np.ndarray) -> bytes:

@@ -18,10 +18,8 @@ from shapely.geometry import Polygon
 from shredfold.corpus.document import Document
 from shredfold.shred.formats import (
     COMPOSITE_FILE,
-    PAGE_FILE,
     composite_jpeg,
     encode_many,
-    page_png,
     piece_png,
 )
 from shredfold.shred.glyphs import page_glyphs
@@ -63,8 +61,9 @@ def streams(key: str) -> dict[str, np.random.Generator]:
     return {name: np.random.default_rng(c) for name, c in zip(STREAMS, children, strict=True)}
 
 
-def _json(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+def _json(obj: Any, compact: bool = False) -> str:
+    layout: dict[str, Any] = {"separators": (",", ":")} if compact else {"indent": 1}
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, allow_nan=False, **layout) + "\n"
 
 
 def _r(v: float, nd: int = 6) -> float:
@@ -142,7 +141,7 @@ def write_sample(built: Built, out_dir: Path, timings: dict[str, float] | None =
     pixels = np.asarray(page.image)
     height, width = pixels.shape[:2]
     # Largest first, so the pool is not left waiting on one big image at the end.
-    images = {COMPOSITE_FILE: (composite_jpeg, table.image), PAGE_FILE: (page_png, pixels)}
+    images = {COMPOSITE_FILE: (composite_jpeg, table.image)}
     images.update({name: (piece_png, built.scraps[i].image) for name, i in zip(names, built.order, strict=True)})
     encoded = encode_many(list(images.values()))
     clock.lap("encode")
@@ -196,7 +195,8 @@ def write_sample(built: Built, out_dir: Path, timings: dict[str, float] | None =
         ],
         "presented": presented,
     }
-    (out_dir / "hidden.json").write_text(_json(hidden), encoding="utf-8")
+    # One line: a jagged cut has thousands of vertices, and indented they were 40% of the bytes.
+    (out_dir / "hidden.json").write_text(_json(hidden, compact=True), encoding="utf-8")
     clock.lap("write")
 
 

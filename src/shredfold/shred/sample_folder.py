@@ -3,8 +3,7 @@
 Layout of a sample (see :mod:`.sample` for how it is made)::
 
     pieces/00.png …   RGBA scraps (palette PNG), in the shuffled order a model sees them
-    composite.jpg     all scraps on one table top (RGB JPEG, quality 95)
-    page.png          the intact page (palette PNG; hidden from models)
+    composite.jpg     all scraps on one table top (RGB JPEG, quality 90, .formats)
     truth.txt         the text drawn on the page, one drawn line per line (UTF-8)
     truth.html        the source table (tables only)
     source.txt        the document as written (Markdown, code, HTML): the paper protocol's truth

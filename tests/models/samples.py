@@ -85,7 +85,9 @@ def http_model(url: str, **over: Any) -> dict[str, Any]:
         "cache_scope": "shredfold-serve-oracle",
         "model": "oracle",
         "api_key_env": None,
-        "timeout_s": 10.0,
+        # generous: on a loaded 2-core machine the loopback oracle can take seconds, and a
+        # client timeout retries the request, which the tests counting requests would see
+        "timeout_s": 60.0,
         "max_attempts": 5,
         "backoff_s": 0.05,
         "max_concurrency": 4,

@@ -297,16 +297,38 @@ class StaticEquivalence:
         return None
 
 
-def previous_survivors(path: Path) -> dict[str, set[tuple[str, str, str]]]:
-    """Per module of an earlier report (its text or its JSON): (operator, original, mutated)
-    of each survivor. Every other mutant of those modules was killed then."""
-    out: dict[str, set[tuple[str, str, str]]] = {}
+Change = tuple[str, str, str]  # operator, original and mutated source lines
+
+
+@dataclass(frozen=True)
+class Previous:
+    """One module of an earlier report: its survivors, and which mutants it ran (None for a
+    text report, which lists survivors only: read as a run of every mutant)."""
+
+    survivors: set[Change]
+    ran: set[Change] | None = None
+
+    def killed(self, change: Change) -> bool:
+        return change not in self.survivors and (self.ran is None or change in self.ran)
+
+
+def previous_survivors(path: Path) -> dict[str, Previous]:
+    """Per module of an earlier report (its text or its JSON): its survivors, and for a JSON
+    report every mutant it ran, so that a sampled run carries over only what it killed."""
     if path.suffix == ".json":
+        out: dict[str, Previous] = {}
         for r in json.loads(path.read_text(encoding="utf-8")):
-            out[r["module"]] = {
-                (m["operator"], *changed_lines(m["diff"])) for m in r["mutants"] if m["outcome"] == "survived"
-            }
+            changes = [(m["operator"], *changed_lines(m["diff"])) for m in r["mutants"]]
+            survived = [m["outcome"] == "survived" for m in r["mutants"]]
+            out[r["module"]] = Previous(
+                {c for c, s in zip(changes, survived, strict=True) if s}, set(changes)
+            )
         return out
+    return {name: Previous(changes) for name, changes in _text_survivors(path).items()}
+
+
+def _text_survivors(path: Path) -> dict[str, set[Change]]:
+    out: dict[str, set[Change]] = {}
     section, entry = None, None
     old: list[str] = []
     new: list[str] = []
@@ -356,7 +378,7 @@ def _mutant_lines(code: str, operator: str, occurrence: int) -> tuple[str, str] 
 
 def run_module(
     name: str, work: Path, *, timeout: float | None, sample: int | None, verbose: bool,
-    resume: dict[str, set[tuple[str, str, str]]] | None = None,
+    resume: dict[str, Previous] | None = None,
 ) -> ModuleReport | None:
     from cosmic_ray.commands import init
     from cosmic_ray.mutating import mutate_and_test
@@ -403,13 +425,13 @@ def run_module(
           f"tests {' '.join(tests)} "
           f"(baseline {baseline:.1f} s, timeout {limit:.0f} s)", file=sys.stderr, flush=True)
     code = source.read_text(encoding="utf-8")
-    survivors = (resume or {}).get(name)
+    previous = (resume or {}).get(name)
     for i, item in enumerate(items, 1):
         spec = item.mutations[0]
-        lines = _mutant_lines(code, spec.operator_name, spec.occurrence) if survivors is not None else None
-        if survivors is not None and lines is not None:
+        lines = _mutant_lines(code, spec.operator_name, spec.occurrence) if previous is not None else None
+        if previous is not None and lines is not None:
             old, new = lines
-            if (spec.operator_name, old, new) not in survivors:
+            if previous.killed((spec.operator_name, old, new)):
                 diff = "\n".join(f"-{ln}" for ln in old.splitlines()) + "\n" + "\n".join(f"+{ln}" for ln in new.splitlines())
                 report.mutants.append(Mutant(name, target.source, spec.start_pos[0], spec.operator_name, "killed", diff, carried=True))
                 continue
@@ -476,7 +498,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--resume", type=Path,
         help="an earlier report (text or JSON) of the same sources: its killed mutants are "
-        "counted as killed without running (tests only ever get stronger), its survivors rerun",
+        "counted as killed without running (tests only ever get stronger), its survivors "
+        "rerun, and (JSON) mutants it did not run, run",
     )
     args = ap.parse_args(argv)
 

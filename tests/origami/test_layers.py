@@ -332,3 +332,26 @@ def test_a_clash_on_a_pair_only_transitivity_reads_is_blamed_on_a_transitivity_c
     conflict = _propagate(problem, assign, np.flatnonzero(assign), None)
     assert conflict == (TRANSITIVITY, 0)
     assert problem.cons_faces[TRANSITIVITY][0].tolist() == [0, 1, 2]
+
+
+def test_a_lone_crease_reaches_the_one_constraint_that_reads_it():
+    # Two tortillas: faces 0 and 2 on one side of a crease stack as 1 and 3 do on the other,
+    # so the two pairs take one value. Only the pair (0, 2) is known, and only that one
+    # constraint reads it: the first wave has a single incidence, and must still force (1, 3).
+    none = [np.zeros((0, len(PAIRS[k])), np.int64) for k in (0, 1, 3)]
+    problem = Problem(
+        n_faces=4,
+        pairs=np.array([(0, 2), (1, 3)]),
+        cons_vars=(none[0], none[1], np.array([[0, 1]]), none[2]),
+        cons_flip=(none[0].astype(bool), none[1].astype(bool), np.array([[False, False]]), none[2].astype(bool)),
+        cons_faces=(
+            np.zeros((0, N_FACES[0]), np.int64),
+            np.zeros((0, N_FACES[1]), np.int64),
+            np.array([[0, 1, 2, 3]]),
+            np.zeros((0, N_FACES[3]), np.int64),
+        ),
+        initial=np.array([1, 0], np.int8),
+    )
+    assign = problem.initial.copy()
+    assert _propagate(problem, assign, np.flatnonzero(assign), None) is None
+    assert assign.tolist() == [1, 1]

@@ -110,3 +110,38 @@ def test_cells_joined_in_an_l_by_missing_rules_become_one_rectangle() -> None:
     out = table_html(erased, words)
     assert '<td rowspan="2" colspan="2">412 538 289 344</td>' in out
     assert "<td></td>" not in out
+
+
+def _lightened(rgb: np.ndarray, x: int, top: int, bottom: int, level: int) -> np.ndarray:
+    """``rgb`` with the rule at column ``x`` greyed to ``level`` over 12 px of every 30 from
+    ``top`` to ``bottom``: as a crease's shading draws it on a photographed sheet, in dark
+    pieces shorter than a rule-finder's minimum."""
+    out = rgb.copy()
+    for y in range(top, bottom, 30):
+        part = out[y : y + 12, x - 3 : x + 4]
+        part[part.mean(axis=2) < 150] = level
+    return out
+
+
+def test_a_rule_lightened_by_shading_still_bounds_the_cells() -> None:
+    rgb, words = _page_and_words()
+    grid = table_grid(Document(doc_id="t/table", domain="table", text=TABLE), SETTINGS)
+    (x0, y0), lay = grid.origin, grid.layout
+    # The rule between the regions and the product lines, greyed over the body's first
+    # three rows (the rule stays dark above and below, where the sheet is not shaded).
+    shaded = _lightened(rgb, x0 + lay.col_x[1], y0 + lay.row_y[2] + 6, y0 + lay.row_y[5], 185)
+    out = table_html(shaded, words)
+    assert "<td>North</td><td>Bicycles</td>" in out
+    assert table_text(out) == table_text(TABLE)
+
+
+def test_a_faint_line_alone_is_no_rule() -> None:
+    # A crease's shadow down the middle of the product lines' column: as grey as a lightened
+    # rule, but no dark rule runs along it, so it splits no cell.
+    rgb, words = _page_and_words()
+    grid = table_grid(Document(doc_id="t/table", domain="table", text=TABLE), SETTINGS)
+    (x0, y0), lay = grid.origin, grid.layout
+    x = x0 + (lay.col_x[1] + lay.col_x[2]) // 2
+    creased = rgb.copy()
+    creased[y0 : y0 + lay.row_y[-1], x - 1 : x + 2] = 185
+    assert table_html(creased, words) == table_html(rgb, words)

@@ -21,6 +21,8 @@ RULE_STEP = 2  # px: a rule may step sideways this much where two scraps meet ..
 RULE_GAP = 15  # px: ... and break off for less than this (a seam's gap)
 RULE_PIECE = 25  # px: the shortest run of a rule between two seams that counts
 RULE_COVER = 0.6  # share of a boundary that must be ruled to separate two units
+DARK = 150  # grey level below which a pixel is ink
+FAINT = 200  # ... and below which it is faint ink (a rule lightened by shading)
 HEAD_WASH = 0.96  # a header row's paper is at most this bright relative to the body's
 
 
@@ -50,9 +52,21 @@ def _runs(mask: np.ndarray, direction: tuple[int, int]) -> np.ndarray:
     return cv2.morphologyEx(chained, cv2.MORPH_OPEN, line(RULE_RUN))
 
 
+def _continued(gray: np.ndarray, thicken: tuple[int, int], direction: tuple[int, int]) -> np.ndarray:
+    """Runs along ``direction`` of ink darker than FAINT that hold a run of ink darker than
+    DARK (hysteresis: faint stretches only extend rules the dark ink shows)."""
+    kernel = np.ones(thicken, np.uint8)
+    strong = _runs(cv2.dilate((gray < DARK).astype(np.uint8), kernel), direction)
+    weak = _runs(cv2.dilate((gray < FAINT).astype(np.uint8), kernel), direction)
+    count, labels = cv2.connectedComponents(weak | strong, connectivity=8)
+    keep = np.zeros(count, bool)
+    keep[np.unique(labels[strong > 0])] = True
+    keep[0] = False
+    return keep[labels].astype(np.uint8)
+
+
 def grid(rgb: np.ndarray) -> tuple[list[int], list[int], np.ndarray, np.ndarray]:
     gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
-    dark = (gray < 150).astype(np.uint8)
     # Reassembled scraps sit a pixel or two off each other, and on a photograph the seams
     # between segmented scraps are gaps of white a few pixels wide: a rule is a chain of
     # runs stepping and breaking at the seams. Ink is first thickened across the rule's
@@ -60,8 +74,12 @@ def grid(rgb: np.ndarray) -> tuple[list[int], list[int], np.ndarray, np.ndarray]
     # shorter), gaps of up to RULE_GAP between them are closed, and what then reaches
     # RULE_RUN is a rule.
     across = 2 * RULE_STEP + 1
-    horiz = _runs(cv2.dilate(dark, np.ones((across, 1), np.uint8)), (1, 0))
-    vert = _runs(cv2.dilate(dark, np.ones((1, across), np.uint8)), (0, 1))
+    # On a photographed, curled sheet a crease's shading lightens a rule for a stretch
+    # (greys up to ~200 where the rule is ~100 elsewhere), breaking it into pieces too short
+    # to count. Runs are also found in the fainter ink, but kept only where they continue
+    # a run of the dark ink, so shading alone never makes a rule.
+    horiz = _continued(gray, (across, 1), (1, 0))
+    vert = _continued(gray, (1, across), (0, 1))
     ys = _positions(horiz.sum(axis=1), RULE_RUN * 2)
     xs = _positions(vert.sum(axis=0), RULE_RUN * 2)
     return ys, xs, horiz.astype(bool), vert.astype(bool)

@@ -16,7 +16,8 @@ longest side is SIDE px; ``jpeg:95:2048`` is the paper's protocol).
         --n 8 16 --docs 3 --present jpeg:95:2048 --models jigsaw-ocr ocr-islands
     python bench/composite_eval.py --report /tmp/ce/rows.jsonl   # tables only
 
-Rows already in ``--jsonl`` are not measured again, so an interrupted run resumes.
+Rows already in ``--jsonl`` (of the same model version) are not measured again, so an
+interrupted run resumes.
 """
 
 from __future__ import annotations
@@ -92,7 +93,8 @@ def evaluate(folder: Path, model_id: str, present: str) -> dict:
     meta = public.meta
     kind = domain_kind(meta["domain"])
     row: dict = {"sample": folder.name, "mode": load_hidden(folder)["synthesizer"]["mode"],
-                 "domain": meta["domain"], "n": meta["n"], "model": model_id, "present": present}
+                 "domain": meta["domain"], "n": meta["n"], "model": model_id,
+                 "version": model_version(model_id), "present": present}
     composite = present != "pieces"
     if composite:
         data, scale = photo(public.composite, present)
@@ -143,6 +145,13 @@ def report(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def model_version(model_id: str) -> int:
+    """The built-in model's version: answers change with it, so rows are kept by it."""
+    from shredfold.models.registry import builtin_config, identity
+
+    return int(identity(builtin_config(model_id))["version"])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("results/composite_eval"),
@@ -167,13 +176,14 @@ def main() -> None:
         for ln in args.jsonl.read_text().splitlines():
             if ln.strip():
                 r = json.loads(ln)
-                done[(r["mode"], r["sample"], r["model"], r["present"])] = r
+                # a row of an earlier version of the model is measured again
+                done[(r["mode"], r["sample"], r["model"], r.get("version"), r["present"])] = r
     folders = generate(args.out, args.domains, args.n, args.docs, args.seed, args.mode)
     rows = []
     for folder in folders:
         for model_id in args.models:
             for present in args.present:
-                key = (args.mode, folder.name, model_id, present)
+                key = (args.mode, folder.name, model_id, model_version(model_id), present)
                 if key in done:
                     rows.append(done[key])
                     continue

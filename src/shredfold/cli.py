@@ -123,7 +123,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     for f, content in data.items():
         atomic_write_bytes(out / f, content)
     atomic_write_json(out / SHOW_MARKER, {"sample": key, "files": files})
-    # what this sample has (an outside one has no page.png, perhaps no pieces/)
+    # what this sample has (an outside one has perhaps no pieces/)
     shown = sorted({f.split("/")[0] + ("/" if "/" in f else "") for f in files if f.endswith((".png", ".jpg", ".txt"))})
     print(f"sample {key} written to {out}/ ({', '.join(shown)})")
     return 0

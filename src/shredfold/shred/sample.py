@@ -138,8 +138,7 @@ def write_sample(built: Built, out_dir: Path, timings: dict[str, float] | None =
     doc, page, table = built.doc, built.page, built.table
     n = len(built.pieces)
     names = piece_names(n)
-    pixels = np.asarray(page.image)
-    height, width = pixels.shape[:2]
+    width, height = page.image.size
     # Largest first, so the pool is not left waiting on one big image at the end.
     images = {COMPOSITE_FILE: (composite_jpeg, table.image)}
     images.update({name: (piece_png, built.scraps[i].image) for name, i in zip(names, built.order, strict=True)})

@@ -57,6 +57,25 @@ def test_quarter_turn_undoes_a_quarter_turn(k):
     assert quarter_turn(np.ascontiguousarray(np.rot90(level, -k))) == k
 
 
+@pytest.mark.parametrize("k", [0, 1, 2, 3])
+def test_the_quarter_turn_is_looked_at_only_when_the_first_patch_does_not_settle_it(monkeypatch, k):
+    # Level text read as it is (k = 0, 2) settles the turn on the first patch; text on its
+    # side (k = 1, 3) reads as nothing there, so the patch turned a quarter is read too.
+    from shredfold.models.builtin.ocr import orient
+
+    looks: list[tuple[float, float]] = []
+
+    def counted(image: Image.Image) -> tuple[float, float]:
+        looks.append(orient_scores(image))
+        return looks[-1]
+
+    orient_scores = orient.reader.half_turn_scores
+    monkeypatch.setattr(orient.reader, "half_turn_scores", counted)
+    level = np.asarray(code_scrap(0.0).convert("RGB"))
+    assert quarter_turn(np.ascontiguousarray(np.rot90(level, -k))) == k
+    assert len(looks) == (1 if k % 2 == 0 else 2), looks
+
+
 def test_a_blank_scrap_is_left_as_it_is():
     assert quarter_turn(np.full((300, 400, 3), 250, np.uint8)) == 0
 

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 
 import cv2
 import numpy as np
-from scipy.signal import find_peaks
 
 from shredfold.jigsaw.contour import PAPER_LEVEL
 from shredfold.jigsaw.ink import ink_mask, line_angle
@@ -60,6 +59,9 @@ def line_pitch(scraps: Sequence[np.ndarray]) -> float | None:
     acs = [a for a in (_profile_autocorrelation(s) for s in scraps) if a is not None]
     if not acs:
         return None
+    # Imported here: scipy.signal takes ~1 s to import, and only photographs are measured.
+    from scipy.signal import find_peaks
+
     ac = np.sum(acs, axis=0) / len(acs)
     found, props = find_peaks(ac[: MAX_LAG + 1], height=0.0, prominence=0.0)
     keep = found >= MIN_LAG

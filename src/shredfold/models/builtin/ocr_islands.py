@@ -17,7 +17,8 @@ from shredfold.models.builtin.ocr import ENGINE, engine_version
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
-VERSION = 5  # 5: a near tie of the full readings settled on the whole scrap; 4: quarter turn from
+VERSION = 6  # 6: the quarter turn settled on the first patch when that is clear;
+# 5: a near tie of the full readings settled on the whole scrap; 4: quarter turn from
 # a few short crops (orient.quarter_turn); 3: photographs segmented
 
 

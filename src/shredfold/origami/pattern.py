@@ -142,7 +142,7 @@ class CreasePattern:
         ends = np.concatenate([self.edges[:, 0], self.edges[:, 1]])
         other = np.concatenate([self.edges[:, 1], self.edges[:, 0]])
         eid = np.concatenate([np.arange(len(self.edges))] * 2)
-        vec = self.vertices[other] - self.vertices[ends]
+        vec = np.take(self.vertices, other, axis=0) - np.take(self.vertices, ends, axis=0)
         ang = np.arctan2(vec[:, 1], vec[:, 0])
         order = np.lexsort((ang, ends))
         indptr = np.searchsorted(ends[order], np.arange(len(self.vertices) + 1))
@@ -176,7 +176,7 @@ class CreasePattern:
 
     @property
     def segments(self) -> np.ndarray:
-        return self.vertices[self.edges]
+        return np.take(self.vertices, self.edges, axis=0)
 
 
 def snap_tolerance(points: np.ndarray) -> float:

@@ -138,7 +138,7 @@ def _arrange(segments: np.ndarray, eps: float, seed_points: np.ndarray | None) -
         np.einsum("ij,ij->i", np.take(points, pv, axis=0) - np.take(a, on_seg, axis=0), np.take(d, on_seg, axis=0))
         / length[on_seg] ** 2
     )
-    order = np.lexsort((par, on_seg))
+    order = _by_segment(on_seg, par)
     on_seg, on_vid = on_seg[order], on_vid[order]
     same = on_seg[1:] == on_seg[:-1]
     u_, v_ = on_vid[:-1][same], on_vid[1:][same]
@@ -171,6 +171,16 @@ def _arrange(segments: np.ndarray, eps: float, seed_points: np.ndarray | None) -
         sources_indptr=indptr,
         sources=s_sorted,
     )
+
+
+def _by_segment(seg: np.ndarray, par: np.ndarray) -> np.ndarray:
+    """``np.lexsort((par, seg))`` in two stable passes, the second on 16-bit keys where
+    the segment ids fit (numpy sorts those by radix, in linear time)."""
+    order = np.argsort(par, kind="stable")
+    key = seg[order]
+    if len(key) and key.min() >= 0 and key.max() < 2**16:
+        key = key.astype(np.uint16)
+    return order[np.argsort(key, kind="stable")]
 
 
 def _cluster(points: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:

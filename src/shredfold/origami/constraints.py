@@ -297,12 +297,6 @@ def _incidence(cell_faces: tuple[np.ndarray, ...], n_faces: int) -> csr_matrix:
     )
 
 
-def _cell_combinations(stacks: list[np.ndarray], r: int, n_faces: int) -> np.ndarray:
-    """All r-subsets (r in 2, 3) of faces sharing a stack, as rows sorted ascending,
-    deduplicated, in the order of their keys (:func:`_cell_keys`)."""
-    return _key_digits(_cell_keys(stacks, r, n_faces), r, n_faces)
-
-
 def _key_digits(key: np.ndarray, r: int, n: int) -> np.ndarray:
     """Rows of the base-``n`` digits of ``key`` (r in 2, 3), most significant first."""
     # one division per digit boundary: int64 division dominates on millions of triples
@@ -314,18 +308,24 @@ def _key_digits(key: np.ndarray, r: int, n: int) -> np.ndarray:
     return np.stack([first, head - first * n, last], axis=1)
 
 
-def _cell_keys(stacks: list[np.ndarray], r: int, n_faces: int) -> np.ndarray:
+def _cell_keys(
+    stacks: list[np.ndarray], r: int, n_faces: int, parent: np.ndarray | None = None
+) -> np.ndarray:
     """The r-subsets (r in 2, 3) of faces sharing a stack as keys (the subset's faces,
     ascending, read as base-``n_faces`` digits), deduplicated, ascending.
 
     Neighbouring stacks share most of their faces, so each stack contributes only the
     subsets that use a face its parent in ``_stack_tree`` lacks (listing every stack's
-    subsets in full generated up to 20 copies of each on large designs).
+    subsets in full generated up to 20 copies of each on large designs). ``parent`` is
+    that forest of ``stacks`` where the caller has it (used when no stack is too small).
+    The keys are the same whatever the forest: it only decides which stack lists a subset.
     """
-    stacks = [f for f in stacks if len(f) >= r]
-    if not stacks:
+    kept = [f for f in stacks if len(f) >= r]
+    if not kept:
         return np.zeros(0, np.int64)
-    _, parent = _stack_tree(stacks, n_faces)
+    if parent is None or len(kept) != len(stacks):
+        parent = _stack_tree(kept, n_faces)[1]
+    stacks = kept
     # every stack's faces, flat; a face is new when its stack's parent lacks it
     sizes = np.array([len(f) for f in stacks], np.int64)
     flat = np.concatenate(stacks)
@@ -363,8 +363,11 @@ def build_problem(geometry: FoldedGeometry, cells: Cells) -> Problem:
     pattern = geometry.pattern
     n_f = pattern.n_faces
     cover = _incidence(cells.cell_faces, n_f)  # read by the stacks and the edge constraints
-    stacks = maximal_stacks(cells, n_f, cover)
-    pairs = _cell_combinations(stacks, 2, n_f)
+    stacks = [f for f in maximal_stacks(cells, n_f, cover) if len(f) >= 2]
+    # one spanning forest for the pairs and the triples: most designs have no stack of
+    # exactly two faces, and then both read the same stacks
+    parent = _stack_tree(stacks, n_f)[1] if stacks else None
+    pairs = _key_digits(_cell_keys(stacks, 2, n_f, parent), 2, n_f)
 
     proto = Problem(n_f, pairs, (), (), (), np.zeros(0, np.int8))
     edge_rows = [_unique_rows(rows) for rows in _edge_constraints(geometry, cells, cover)]
@@ -374,7 +377,7 @@ def build_problem(geometry: FoldedGeometry, cells: Cells) -> Problem:
     edge_rows = [np.compress(_read_vars(proto, kind, rows)[0].min(axis=1, initial=0) >= 0, rows, axis=0)
                  for kind, rows in enumerate(edge_rows)]
     tt_a, tto_a, trt_a = edge_rows
-    trans = _implied_transitivity_dropped(_cell_keys(stacks, 3, n_f), tt_a, tto_a, n_f)
+    trans = _implied_transitivity_dropped(_cell_keys(stacks, 3, n_f, parent), tt_a, tto_a, n_f)
     faces_by_type = [tt_a, tto_a, trt_a, trans]
     problem_vars, problem_flip = [], []
     for kind, faces in enumerate(faces_by_type):

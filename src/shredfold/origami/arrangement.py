@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import shapely
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
+
+from .graph import component_labels
 
 
 @dataclass(frozen=True, eq=False)
@@ -56,7 +56,10 @@ def arrange(segments: np.ndarray, eps: float, seed_points: np.ndarray | None = N
     # square of the copies).
     ends = np.floor(segments / eps).astype(np.int64).reshape(-1, 4)
     swap = (ends[:, 0] > ends[:, 2]) | ((ends[:, 0] == ends[:, 2]) & (ends[:, 1] > ends[:, 3]))
-    ends[swap] = ends[swap][:, [2, 3, 0, 1]]
+    # row gathers and masks below use np.take / np.compress: with numpy 1.26 fancy
+    # indexing of 2-d arrays is several times slower, and the arrangement runs up to
+    # a dozen times per design
+    ends = np.where(swap[:, None], np.take(ends, [2, 3, 0, 1], axis=1), ends)
     rep, copy_of = _row_groups(ends)
     if len(rep) == len(segments):
         return _arrange(segments, eps, seed_points)
@@ -64,7 +67,7 @@ def arrange(segments: np.ndarray, eps: float, seed_points: np.ndarray | None = N
     rank = np.empty(len(segments), np.int64)
     rank[rep_order] = np.arange(len(rep_order))
     uniq_of = rank[rep[copy_of]]  # each input segment's representative, as an index of rep_order
-    arr = _arrange(segments[rep_order], eps, seed_points)
+    arr = _arrange(np.take(segments, rep_order, axis=0), eps, seed_points)
     # expand: edge e's sources are the copies of each representative source
     members = np.argsort(uniq_of, kind="stable")
     m_ptr = np.searchsorted(uniq_of[members], np.arange(len(rep_order) + 1))
@@ -89,8 +92,8 @@ def _arrange(segments: np.ndarray, eps: float, seed_points: np.ndarray | None) -
         return Arrangement(np.zeros((0, 2)), np.zeros((0, 2), np.int64), np.zeros(1, np.int64), empty)
 
     # candidate pairs by bounding boxes grown by eps
-    lo = np.minimum(a, b)[keep] - eps
-    hi = np.maximum(a, b)[keep] + eps
+    lo = np.compress(keep, np.minimum(a, b), axis=0) - eps
+    hi = np.compress(keep, np.maximum(a, b), axis=0) + eps
     boxes = shapely.box(lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1])
     tree = shapely.STRtree(boxes)
     qi, qj = tree.query(boxes)
@@ -98,9 +101,10 @@ def _arrange(segments: np.ndarray, eps: float, seed_points: np.ndarray | None) -
     i, j = seg_ids[qi[sel]], seg_ids[qj[sel]]
 
     # proper crossings; touchings and overlaps are found below as points near segments
-    r, s_ = d[i], d[j]
+    r, s_ = np.take(d, i, axis=0), np.take(d, j, axis=0)
     denom = r[:, 0] * s_[:, 1] - r[:, 1] * s_[:, 0]
-    qp = a[j] - a[i]
+    a_i = np.take(a, i, axis=0)
+    qp = np.take(a, j, axis=0) - a_i
     with np.errstate(divide="ignore", invalid="ignore"):
         t = (qp[:, 0] * s_[:, 1] - qp[:, 1] * s_[:, 0]) / denom
         u = (qp[:, 0] * r[:, 1] - qp[:, 1] * r[:, 0]) / denom
@@ -108,17 +112,17 @@ def _arrange(segments: np.ndarray, eps: float, seed_points: np.ndarray | None) -
     ti, tj = eps / length[i], eps / length[j]
     # near-parallel pairs have an ill-defined crossing; if they touch, endpoints show it
     cross = (sin > 1e-8) & (t > -ti) & (t < 1 + ti) & (u > -tj) & (u < 1 + tj)
-    x = a[i][cross] + t[cross, None] * r[cross]
+    x = np.compress(cross, a_i, axis=0) + t[cross][:, None] * np.compress(cross, r, axis=0)
 
     seeds = np.zeros((0, 2)) if seed_points is None else np.asarray(seed_points, float)
-    all_pts = np.concatenate([seeds, a[seg_ids], b[seg_ids], x])
+    all_pts = np.concatenate([seeds, np.take(a, seg_ids, axis=0), np.take(b, seg_ids, axis=0), x])
     vid, points = _cluster(all_pts, eps)
 
     # every vertex within eps of a segment splits it there; so do the clusters that took a
     # segment's own end points and crossings, however far a chain of merges moved them
     # (without that, a crossing merged into a point just over eps away leaves the two
     # segments crossing without a vertex, and the faces traced are not a subdivision)
-    lines = shapely.linestrings(segments[seg_ids])
+    lines = shapely.linestrings(np.take(segments, seg_ids, axis=0))
     pv, ps = shapely.STRtree(lines).query(shapely.points(points), predicate="dwithin", distance=eps)
     n_seeds, n_kept = len(seeds), len(seg_ids)
     own_vid = np.concatenate([vid[n_seeds : n_seeds + 2 * n_kept], vid[n_seeds + 2 * n_kept :].repeat(2)])
@@ -130,8 +134,11 @@ def _arrange(segments: np.ndarray, eps: float, seed_points: np.ndarray | None) -
     pv, ps = np.concatenate([pv, own_vid]), np.concatenate([ps, own_seg])
     on_seg = seg_ids[ps]
     on_vid = pv
-    par = np.einsum("ij,ij->i", points[pv] - a[on_seg], d[on_seg]) / length[on_seg] ** 2
-    order = np.lexsort((par, on_seg))
+    par = (
+        np.einsum("ij,ij->i", np.take(points, pv, axis=0) - np.take(a, on_seg, axis=0), np.take(d, on_seg, axis=0))
+        / length[on_seg] ** 2
+    )
+    order = _by_segment(on_seg, par)
     on_seg, on_vid = on_seg[order], on_vid[order]
     same = on_seg[1:] == on_seg[:-1]
     u_, v_ = on_vid[:-1][same], on_vid[1:][same]
@@ -159,11 +166,21 @@ def _arrange(segments: np.ndarray, eps: float, seed_points: np.ndarray | None) -
     used[edges.ravel()] = True
     remap = np.cumsum(used) - 1
     return Arrangement(
-        points=points[used],
+        points=np.compress(used, points, axis=0),
         edges=remap[edges].reshape(-1, 2),
         sources_indptr=indptr,
         sources=s_sorted,
     )
+
+
+def _by_segment(seg: np.ndarray, par: np.ndarray) -> np.ndarray:
+    """``np.lexsort((par, seg))`` in two stable passes, the second on 16-bit keys where
+    the segment ids fit (numpy sorts those by radix, in linear time)."""
+    order = np.argsort(par, kind="stable")
+    key = seg[order]
+    if len(key) and key.min() >= 0 and key.max() < 2**16:
+        key = key.astype(np.uint16)
+    return order[np.argsort(key, kind="stable")]
 
 
 def _cluster(points: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
@@ -175,34 +192,55 @@ def _cluster(points: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
     n = len(points)
     cells = np.floor(points / eps).astype(np.int64)
     rep_first, inverse = _row_groups(cells)
-    reps = points[rep_first]
+    reps = np.take(points, rep_first, axis=0)
     m = len(reps)
     pairs = cKDTree(reps).query_pairs(2 * eps, output_type="ndarray")
-    graph = coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(m, m))
-    _, rep_label = connected_components(graph, directed=False)
-    label = rep_label[inverse]
+    label = component_labels(m, pairs[:, 0], pairs[:, 1])[inverse]
     first = np.full(label.max() + 1, n, dtype=np.int64)
     np.minimum.at(first, label, np.arange(n))
     # number clusters by their first member so seeds keep their ids
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
-    return rank[label], points[first[order]]
+    return rank[label], np.take(points, first[order], axis=0)
 
 
 def _row_groups(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Equal rows of an integer array: each group's first row index, and each row's group
     (as ``np.unique(axis=0, return_index, return_inverse)``, group order aside, with one
     lexsort instead of a sort of byte strings)."""
-    order = np.lexsort(rows.T[::-1])
-    srt = rows[order]
-    new = np.ones(len(rows), bool)
-    new[1:] = (srt[1:] != srt[:-1]).any(axis=1)
+    keys = _packed_columns(rows)
+    order = np.argsort(keys[0], kind="stable") if len(keys) == 1 else np.lexsort(keys[::-1])
+    new = np.zeros(len(rows), bool)
+    new[:1] = True
+    for key in keys:
+        srt = key[order]
+        new[1:] |= srt[1:] != srt[:-1]
     group = np.cumsum(new) - 1
     inverse = np.empty(len(rows), np.int64)
     inverse[order] = group
-    # lexsort is stable: a group's first row in sorted order is its first in the input
+    # the sort is stable: a group's first row in sorted order is its first in the input
     return order[new], inverse
+
+
+def _packed_columns(rows: np.ndarray) -> list[np.ndarray]:
+    """The columns of ``rows``, neighbours packed into one int64 key (mixed radix) while
+    their ranges allow: the same lexicographic order in fewer sort passes."""
+    if len(rows) == 0:
+        return list(rows.T)
+    lo, hi = rows.min(axis=0), rows.max(axis=0)
+    keys: list[np.ndarray] = []
+    key, span = None, 1
+    for c in range(rows.shape[1]):
+        width = int(hi[c]) - int(lo[c]) + 1
+        if key is None or span * width >= 2**62:
+            if key is not None:
+                keys.append(key)
+            key, span = rows[:, c] - lo[c], width
+        else:
+            key, span = key * width + (rows[:, c] - lo[c]), span * width
+    keys.append(key)
+    return keys
 
 
 def trace_faces(points: np.ndarray, edges: np.ndarray) -> Faces:

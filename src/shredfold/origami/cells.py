@@ -8,11 +8,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import shapely
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from .arrangement import Arrangement, arrange, trace_faces
 from .folded import FoldedGeometry
+from .graph import component_labels
 
 
 class OverlapError(ValueError):
@@ -43,7 +42,7 @@ _SCAN_FLOOR = 2.0**-40
 def stable_arrangement(geometry: FoldedGeometry) -> tuple[float, Arrangement] | None:
     """The first stable run of the scan: its smallest distance and that arrangement, or
     None when the counts never settle."""
-    segs = geometry.vertices[geometry.pattern.edges]
+    segs = np.take(geometry.vertices, geometry.pattern.edges, axis=0)
     d = float(np.hypot(*(segs[:, 1] - segs[:, 0]).T).min())
     floor = geometry.pattern.size * _SCAN_FLOOR
     seen: dict[int, tuple[tuple[int, int], Arrangement]] = {}
@@ -97,7 +96,7 @@ def build_cells(geometry: FoldedGeometry, eps: float | None = None) -> Cells:
     The scan runs on every design: how far apart copies of one folded point lie is not
     told by how well the faces agree about each vertex (a pattern without interior
     vertices folds without any disagreement, whatever noise its coordinates carry)."""
-    segs = geometry.vertices[geometry.pattern.edges]
+    segs = np.take(geometry.vertices, geometry.pattern.edges, axis=0)
     if eps is not None:
         return _build_cells(geometry, eps, arrange(segs, eps))
     error: OverlapError | None = None
@@ -122,13 +121,8 @@ def _build_cells(geometry: FoldedGeometry, eps: float, arr: Arrangement) -> Cell
     n_loops = len(traced.loops)
 
     # loops of the same region: each extra component's outer loop lies inside some cell
-    n_comp, comp = connected_components(
-        coo_matrix(
-            (np.ones(len(arr.edges)), (arr.edges[:, 0], arr.edges[:, 1])),
-            shape=(len(arr.points),) * 2,
-        ),
-        directed=False,
-    )
+    comp = component_labels(len(arr.points), arr.edges[:, 0], arr.edges[:, 1])
+    n_comp = int(comp.max(initial=-1)) + 1
     outer = np.flatnonzero(traced.loop_areas <= 0)
     positive = np.flatnonzero(traced.loop_areas > 0)
     same_region = np.arange(n_loops)
@@ -151,7 +145,7 @@ def _build_cells(geometry: FoldedGeometry, eps: float, arr: Arrangement) -> Cell
     ef = pattern.edges_faces
     n_seg = len(arr.edges)
     seg_of = np.repeat(np.arange(n_seg), np.diff(arr.sources_indptr))
-    seg_of, face = np.repeat(seg_of, 2), ef[arr.sources].ravel()
+    seg_of, face = np.repeat(seg_of, 2), np.take(ef, arr.sources, axis=0).ravel()
     inside = face >= 0
     key, count = np.unique(seg_of[inside] * pattern.n_faces + face[inside], return_counts=True)
     key = key[count % 2 == 1]  # a face crossed an even number of times stays as it was

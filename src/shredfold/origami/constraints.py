@@ -15,10 +15,11 @@ from functools import cache, cached_property, lru_cache
 
 import numpy as np
 from scipy.sparse import coo_matrix, csr_matrix
-from scipy.sparse.csgraph import breadth_first_order, connected_components, minimum_spanning_tree
+from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
 
 from .cells import Cells
 from .folded import FoldedGeometry
+from .graph import component_labels
 
 TACO_TACO, TACO_TORTILLA, TORTILLA_TORTILLA, TRANSITIVITY = range(4)
 NAMES = ("taco-taco", "taco-tortilla", "tortilla-tortilla", "transitivity")
@@ -228,36 +229,54 @@ def _stack_tree(stacks: list[np.ndarray], n_faces: int) -> tuple[np.ndarray, np.
     rows, cols, size = overlap.row[keep], overlap.col[keep], overlap.data[keep]
     weight = (size.max(initial=0) + 1 - size).astype(float)  # spanning trees minimise
     n = len(stacks)
-    tree = minimum_spanning_tree(coo_matrix((weight, (rows, cols)), shape=(n, n))).tocsr()
-    tree = tree + tree.T
-    order_all, parent_all = [], np.full(n, -1, np.int64)
-    seen = np.zeros(n, bool)
+    tree = minimum_spanning_tree(coo_matrix((weight, (rows, cols)), shape=(n, n))).tocoo()
     # roots: the largest stack of each group, so the biggest sets are generated once whole
-    for root in np.argsort([-len(x) for x in stacks], kind="stable").tolist():
-        if seen[root]:
-            continue
-        order, parent = breadth_first_order(tree, root, directed=False)
-        seen[order] = True
-        order_all.append(order)
-        parent_all[order[1:]] = parent[order[1:]]
-    return np.concatenate(order_all), parent_all
+    group = component_labels(n, tree.row, tree.col)
+    by_size = np.argsort([-len(x) for x in stacks], kind="stable")
+    _, first = np.unique(group[by_size], return_index=True)
+    roots = by_size[np.sort(first)]
+    # one search from an extra node joined to every root: in a forest a node's parent is
+    # its neighbour towards the root, so this gives each tree the parents a search from its
+    # own root gives, in one call instead of one per tree (most trees are single stacks)
+    graph = coo_matrix(
+        (np.ones(len(tree.row) + len(roots)), (np.r_[tree.row, np.full(len(roots), n)], np.r_[tree.col, roots])),
+        shape=(n + 1, n + 1),
+    )
+    order, parent = breadth_first_order(graph, n, directed=False)
+    parent_all = np.full(n, -1, np.int64)
+    parent_all[order[1:]] = parent[order[1:]]
+    parent_all[roots] = -1
+    return order[1:], parent_all
 
 
-def maximal_stacks(cells: Cells, n_faces: int) -> list[np.ndarray]:
+def maximal_stacks(cells: Cells, n_faces: int, incidence: csr_matrix | None = None) -> list[np.ndarray]:
     """The cells' face sets, without duplicates and without sets contained in a neighbour's.
 
     Every pair or triple of faces sharing a cell shares one of these stacks: a set inside a
     neighbouring cell's set adds nothing, and neighbouring cells mostly differ by a face or
     two (on large designs this drops 80-90 % of the triples before any deduplication).
+    ``incidence`` is the cells' :func:`_incidence`, where the caller has it already.
     """
     faces = cells.cell_faces
     sizes = np.array([len(f) for f in faces], np.int64)
-    incidence = _incidence(faces, n_faces)
+    if incidence is None:
+        incidence = _incidence(faces, n_faces)
     a, b = cells.segment_cells[:, 0], cells.segment_cells[:, 1]
     ok = (a >= 0) & (b >= 0) & (a != b)
     a, b = a[ok], b[ok]
     small, big = np.where(sizes[a] <= sizes[b], a, b), np.where(sizes[a] <= sizes[b], b, a)
-    shared = np.asarray(incidence[small].multiply(incidence[big]).sum(axis=1)).ravel()
+    # faces the two share: each face of the smaller looked up among the bigger's (cell,
+    # face) keys, ascending as the incidence lists them (scipy's row indexing costs more)
+    owner = np.repeat(np.arange(len(faces)), np.diff(incidence.indptr))
+    keys = owner * max(n_faces, 1) + incidence.indices
+    n_small = sizes[small]
+    entry = np.repeat(incidence.indptr[small] - np.cumsum(n_small) + n_small, n_small) + np.arange(
+        int(n_small.sum())
+    )
+    ask = np.repeat(big, n_small) * max(n_faces, 1) + incidence.indices[entry]
+    at = np.minimum(np.searchsorted(keys, ask), max(len(keys) - 1, 0))
+    hit = keys[at] == ask if len(keys) else np.zeros(0, bool)
+    shared = np.bincount(np.repeat(np.arange(len(small)), n_small)[hit], minlength=len(small))
     inside = (shared == sizes[small]) & (sizes[small] < sizes[big])
     dropped = np.zeros(len(faces), bool)
     dropped[small[inside]] = True
@@ -278,12 +297,6 @@ def _incidence(cell_faces: tuple[np.ndarray, ...], n_faces: int) -> csr_matrix:
     )
 
 
-def _cell_combinations(stacks: list[np.ndarray], r: int, n_faces: int) -> np.ndarray:
-    """All r-subsets (r in 2, 3) of faces sharing a stack, as rows sorted ascending,
-    deduplicated, in the order of their keys (:func:`_cell_keys`)."""
-    return _key_digits(_cell_keys(stacks, r, n_faces), r, n_faces)
-
-
 def _key_digits(key: np.ndarray, r: int, n: int) -> np.ndarray:
     """Rows of the base-``n`` digits of ``key`` (r in 2, 3), most significant first."""
     # one division per digit boundary: int64 division dominates on millions of triples
@@ -295,18 +308,24 @@ def _key_digits(key: np.ndarray, r: int, n: int) -> np.ndarray:
     return np.stack([first, head - first * n, last], axis=1)
 
 
-def _cell_keys(stacks: list[np.ndarray], r: int, n_faces: int) -> np.ndarray:
+def _cell_keys(
+    stacks: list[np.ndarray], r: int, n_faces: int, parent: np.ndarray | None = None
+) -> np.ndarray:
     """The r-subsets (r in 2, 3) of faces sharing a stack as keys (the subset's faces,
     ascending, read as base-``n_faces`` digits), deduplicated, ascending.
 
     Neighbouring stacks share most of their faces, so each stack contributes only the
     subsets that use a face its parent in ``_stack_tree`` lacks (listing every stack's
-    subsets in full generated up to 20 copies of each on large designs).
+    subsets in full generated up to 20 copies of each on large designs). ``parent`` is
+    that forest of ``stacks`` where the caller has it (used when no stack is too small).
+    The keys are the same whatever the forest: it only decides which stack lists a subset.
     """
-    stacks = [f for f in stacks if len(f) >= r]
-    if not stacks:
+    kept = [f for f in stacks if len(f) >= r]
+    if not kept:
         return np.zeros(0, np.int64)
-    _, parent = _stack_tree(stacks, n_faces)
+    if parent is None or len(kept) != len(stacks):
+        parent = _stack_tree(kept, n_faces)[1]
+    stacks = kept
     # every stack's faces, flat; a face is new when its stack's parent lacks it
     sizes = np.array([len(f) for f in stacks], np.int64)
     flat = np.concatenate(stacks)
@@ -343,18 +362,22 @@ def _cell_keys(stacks: list[np.ndarray], r: int, n_faces: int) -> np.ndarray:
 def build_problem(geometry: FoldedGeometry, cells: Cells) -> Problem:
     pattern = geometry.pattern
     n_f = pattern.n_faces
-    stacks = maximal_stacks(cells, n_f)
-    pairs = _cell_combinations(stacks, 2, n_f)
+    cover = _incidence(cells.cell_faces, n_f)  # read by the stacks and the edge constraints
+    stacks = [f for f in maximal_stacks(cells, n_f, cover) if len(f) >= 2]
+    # one spanning forest for the pairs and the triples: most designs have no stack of
+    # exactly two faces, and then both read the same stacks
+    parent = _stack_tree(stacks, n_f)[1] if stacks else None
+    pairs = _key_digits(_cell_keys(stacks, 2, n_f, parent), 2, n_f)
 
     proto = Problem(n_f, pairs, (), (), (), np.zeros(0, np.int8))
-    edge_rows = [_unique_rows(rows) for rows in _edge_constraints(geometry, cells)]
+    edge_rows = [_unique_rows(rows) for rows in _edge_constraints(geometry, cells, cover)]
     # two tacos on one folded segment whose flaps never overlap (thin faces meeting the
     # segment from afar) constrain nothing; Flat-Folder drops them too. Dropped before the
     # transitivity they would otherwise be taken to imply.
-    edge_rows = [rows[_read_vars(proto, kind, rows)[0].min(axis=1, initial=0) >= 0]
+    edge_rows = [np.compress(_read_vars(proto, kind, rows)[0].min(axis=1, initial=0) >= 0, rows, axis=0)
                  for kind, rows in enumerate(edge_rows)]
     tt_a, tto_a, trt_a = edge_rows
-    trans = _implied_transitivity_dropped(_cell_keys(stacks, 3, n_f), tt_a, tto_a, n_f)
+    trans = _implied_transitivity_dropped(_cell_keys(stacks, 3, n_f, parent), tt_a, tto_a, n_f)
     faces_by_type = [tt_a, tto_a, trt_a, trans]
     problem_vars, problem_flip = [], []
     for kind, faces in enumerate(faces_by_type):
@@ -409,7 +432,7 @@ def _implied_transitivity_dropped(
     """
     if len(keys) == 0:
         return np.zeros((0, 3), np.int64)
-    inside = [_triple_keys(tt[:, list(c)], n) for c in ((0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3))]
+    inside = [_triple_keys(np.take(tt, c, axis=1), n) for c in ((0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3))]
     inside.append(_triple_keys(tto, n))
     # few constraint triples against many sorted transitivity keys: search the small side
     hit = np.concatenate(inside)
@@ -428,8 +451,7 @@ def _implied_transitivity_dropped(
         nodes, inv = np.unique(np.concatenate([node_a, node_b]), return_inverse=True)
         m = len(nodes)
         half = len(node_a)
-        graph = coo_matrix((np.ones(half), (inv[:half], inv[half:])), shape=(m, m))
-        _, label = connected_components(graph, directed=False)
+        label = component_labels(m, inv[:half], inv[half:])
         if n * n <= DENSE_KEYS:
             # each node's chain label in a dense table (-1: not a node): two gathers a side
             table = np.full(n * n, -1, np.int32)
@@ -449,7 +471,7 @@ def _implied_transitivity_dropped(
 
 
 def _edge_constraints(
-    geometry: FoldedGeometry, cells: Cells
+    geometry: FoldedGeometry, cells: Cells, cover: csr_matrix
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Taco-taco, taco-tortilla and tortilla-tortilla constraints (rows of faces) from
     crease-pattern edges sharing a folded segment, and from faces passing under one."""
@@ -459,16 +481,20 @@ def _edge_constraints(
     # one entry per (segment, interior crease-pattern edge along it)
     seg = np.repeat(np.arange(len(arr.edges)), np.diff(arr.sources_indptr))
     edge = arr.sources
-    keep = (ef[edge, 0] >= 0) & (ef[edge, 1] >= 0)
+    keep = (np.take(ef[:, 0], edge) >= 0) & (np.take(ef[:, 1], edge) >= 0)
     seg, edge = seg[keep], edge[keep]
-    left, right = ef[edge, 0], ef[edge, 1]
+    left, right = np.take(ef[:, 0], edge), np.take(ef[:, 1], edge)
     # side of the segment (+1 left of its direction) each face lies on: the left face of
     # u->v stays left unless seen from the back; the right face joins it for a fold
-    seg_dir = arr.points[arr.edges[seg, 1]] - arr.points[arr.edges[seg, 0]]
-    edge_dir = geometry.vertices[pattern.edges[edge, 1]] - geometry.vertices[pattern.edges[edge, 0]]
+    seg_dir = np.take(arr.points, np.take(arr.edges[:, 1], seg), axis=0) - np.take(
+        arr.points, np.take(arr.edges[:, 0], seg), axis=0
+    )
+    edge_dir = np.take(geometry.vertices, np.take(pattern.edges[:, 1], edge), axis=0) - np.take(
+        geometry.vertices, np.take(pattern.edges[:, 0], edge), axis=0
+    )
     same_dir = np.einsum("ij,ij->i", edge_dir, seg_dir) > 0
     side_l = np.where(same_dir, 1, -1) * np.where(geometry.flipped[left], -1, 1)
-    folds = np.isin(pattern.assignments[edge], ("M", "V", "U"))
+    folds = np.isin(pattern.assignments, ("M", "V", "U"))[edge]
     side_r = np.where(folds, side_l, -side_l)
 
     # pairs of entries on the same segment
@@ -476,7 +502,7 @@ def _edge_constraints(
     start = np.concatenate([[0], np.cumsum(counts)[:-1]])
     firsts, seconds = [], []
     for k in np.unique(counts[counts >= 2]).tolist():
-        combos = np.array(list(itertools.combinations(range(k), 2)), np.int64)
+        combos = _all_subsets(k, 2)
         base = start[counts == k]
         firsts.append((base[:, None] + combos[None, :, 0]).ravel())
         seconds.append((base[:, None] + combos[None, :, 1]).ravel())
@@ -501,7 +527,6 @@ def _edge_constraints(
     c1, c2 = cells.segment_cells[:, 0], cells.segment_cells[:, 1]
     segs = np.flatnonzero((c1 >= 0) & (c2 >= 0) & (counts > 0))
     if len(segs):
-        cover = _incidence(cells.cell_faces, pattern.n_faces)
         both = cover[c1[segs]].multiply(cover[c2[segs]]).tocsr()
         both.sort_indices()
         ts = segs[np.repeat(np.arange(len(segs)), np.diff(both.indptr))]
@@ -522,5 +547,5 @@ def _unique_rows(rows: np.ndarray) -> np.ndarray:
     rows = np.asarray(rows, dtype=np.int64)
     if len(rows) == 0:
         return rows
-    rows = rows[np.lexsort(rows.T[::-1])]
-    return rows[np.r_[True, (rows[1:] != rows[:-1]).any(axis=1)]]
+    rows = np.take(rows, np.lexsort(rows.T[::-1]), axis=0)
+    return np.compress(np.r_[True, (rows[1:] != rows[:-1]).any(axis=1)], rows, axis=0)

@@ -148,12 +148,13 @@ def _parse_frame(data: Mapping[str, Any], prefix: str) -> FoldFrame:
     if len(edges_raw) > MAX_EDGES:
         raise FoldFormatError(name("edges_vertices"), f"too large: {len(edges_raw)} edges (limit {MAX_EDGES})")
     edges = []
+    field = name("edges_vertices")
     for i, e in enumerate(edges_raw):
         if not isinstance(e, list) or len(e) != 2:
-            raise FoldFormatError(name("edges_vertices"), "expected [u, v]", i)
-        u, v = (_index(x, n, name("edges_vertices"), i) for x in e)
+            raise FoldFormatError(field, "expected [u, v]", i)
+        u, v = _index(e[0], n, field, i), _index(e[1], n, field, i)
         if u == v:
-            raise FoldFormatError(name("edges_vertices"), "edge joins a vertex to itself", i)
+            raise FoldFormatError(field, "edge joins a vertex to itself", i)
         edges.append((u, v))
 
     if "edges_assignment" in data:
@@ -178,10 +179,11 @@ def _parse_frame(data: Mapping[str, Any], prefix: str) -> FoldFrame:
     faces = None
     if "faces_vertices" in data:
         faces = []
+        field = name("faces_vertices")
         for i, f in enumerate(_require_list(data, "faces_vertices", prefix)):
             if not isinstance(f, list) or len(f) < 3:
-                raise FoldFormatError(name("faces_vertices"), "a face needs 3 or more vertices", i)
-            faces.append(tuple(_index(x, n, name("faces_vertices"), i) for x in f))
+                raise FoldFormatError(field, "a face needs 3 or more vertices", i)
+            faces.append(tuple([_index(x, n, field, i) for x in f]))
 
     orders = None
     if "faceOrders" in data:

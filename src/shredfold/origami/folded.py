@@ -80,7 +80,7 @@ def fold_geometry(
     reflect = np.isin(pattern.assignments, FOLDS)
     step = np.broadcast_to(np.eye(3), (len(child), 3, 3)).copy()
     folds = reflect[crossed]
-    step[folds] = _reflections(seg[crossed[folds]])
+    step[folds] = _reflections(np.take(seg, crossed[folds], axis=0))
     transforms = np.empty((n_f, 3, 3))
     transforms[root] = np.eye(3) if root_transform is None else root_transform
     depth = np.zeros(n_f, np.int64)
@@ -90,22 +90,23 @@ def fold_geometry(
     level = depth[child]
     for d in range(1, int(level.max(initial=0)) + 1):
         at = np.flatnonzero(level == d)
-        transforms[child[at]] = transforms[par[at]] @ step[at]
+        transforms[child[at]] = np.take(transforms, par[at], axis=0) @ np.take(step, at, axis=0)
 
     # folded vertex positions from each face, then agreement between faces
     inc_face = np.repeat(np.arange(n_f), [len(lp) for lp in pattern.faces])
     inc_vert = np.concatenate(pattern.faces)
-    p = pattern.vertices[inc_vert]
-    t = transforms[inc_face]
+    # np.take: numpy 1.26 gathers rows of 2-d and 3-d arrays several times faster so
+    p = np.take(pattern.vertices, inc_vert, axis=0)
+    t = np.take(transforms, inc_face, axis=0)
     pos = np.einsum("nij,nj->ni", t[:, :2, :2], p) + t[:, :2, 2]
     rank = np.empty(n_f, dtype=np.int64)
     rank[order] = np.arange(n_f)
     first = np.lexsort((rank[inc_face], inc_vert))
     is_first = np.r_[True, inc_vert[first][1:] != inc_vert[first][:-1]]
     folded = np.zeros_like(pattern.vertices)
-    folded[inc_vert[first][is_first]] = pos[first][is_first]
-    closure = float(np.max(np.hypot(*(pos - folded[inc_vert]).T))) if len(pos) else 0.0
-    fseg = folded[pattern.edges]
+    folded[inc_vert[first][is_first]] = np.compress(is_first, np.take(pos, first, axis=0), axis=0)
+    closure = float(np.max(np.hypot(*(pos - np.take(folded, inc_vert, axis=0)).T))) if len(pos) else 0.0
+    fseg = np.take(folded, pattern.edges, axis=0)
     flen = np.hypot(*(fseg[:, 1] - fseg[:, 0]).T)
     flipped = np.linalg.det(transforms[:, :2, :2]) < 0
     for a in (transforms, folded, flipped):

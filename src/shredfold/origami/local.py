@@ -75,7 +75,7 @@ def check_local(pattern: CreasePattern) -> LocalReport:
 
     ends = pattern.edges[eids]
     other = np.where(ends[:, 0] == owner, ends[:, 1], ends[:, 0])
-    vec = pattern.vertices[other] - pattern.vertices[owner]
+    vec = np.take(pattern.vertices, other, axis=0) - np.take(pattern.vertices, owner, axis=0)
     ang = np.arctan2(vec[:, 1], vec[:, 0])
     start = np.concatenate([[0], np.cumsum(degree)])[owner]
     pos = np.arange(len(eids)) - start

@@ -70,7 +70,11 @@ class CreasePattern:
         arr = arrange(segs, eps, seed_points=seed_points)
         if len(arr.edges) == 0:
             raise FoldFormatError("edges_vertices", "no edges of positive length")
-        prio = np.array([_PRIORITY[x] for x in assign], np.int64)
+        prio = np.full(len(assign), -1, np.int64)
+        for letter, rank in _PRIORITY.items():
+            prio[assign == letter] = rank
+        if (prio < 0).any():  # an unknown letter: the lookup names it
+            prio = np.array([_PRIORITY[x] for x in assign], np.int64)
         # per edge, the first of its sources (ascending) with the highest priority
         src = arr.sources
         best = np.minimum.reduceat(prio[src] * (len(assign) + 1) + src, arr.sources_indptr[:-1])
@@ -83,7 +87,7 @@ class CreasePattern:
         frame = fold.key_frame if isinstance(fold, FoldFile) else fold
         v = np.asarray(frame.vertices_coords, dtype=float).reshape(-1, 2)
         e = np.asarray(frame.edges_vertices, dtype=np.int64).reshape(-1, 2)
-        return cls.from_segments(v[e], frame.edges_assignment, eps=eps, seed_points=v)
+        return cls.from_segments(np.take(v, e, axis=0), frame.edges_assignment, eps=eps, seed_points=v)
 
     @classmethod
     def _from_graph(
@@ -142,7 +146,7 @@ class CreasePattern:
         ends = np.concatenate([self.edges[:, 0], self.edges[:, 1]])
         other = np.concatenate([self.edges[:, 1], self.edges[:, 0]])
         eid = np.concatenate([np.arange(len(self.edges))] * 2)
-        vec = self.vertices[other] - self.vertices[ends]
+        vec = np.take(self.vertices, other, axis=0) - np.take(self.vertices, ends, axis=0)
         ang = np.arctan2(vec[:, 1], vec[:, 0])
         order = np.lexsort((ang, ends))
         indptr = np.searchsorted(ends[order], np.arange(len(self.vertices) + 1))
@@ -176,7 +180,7 @@ class CreasePattern:
 
     @property
     def segments(self) -> np.ndarray:
-        return self.vertices[self.edges]
+        return np.take(self.vertices, self.edges, axis=0)
 
 
 def snap_tolerance(points: np.ndarray) -> float:

@@ -20,7 +20,7 @@ IDENTITIES = {
     "ocr-islands": {"adapter": "ocr-islands", "version": 5, "ocr": "rapidocr-onnxruntime==1.4.4", "images": PIECES},
     "jigsaw-ocr": {
         "adapter": "jigsaw-ocr",
-        "version": 8,
+        "version": 9,
         "ocr": {
             "engine": "rapidocr-onnxruntime",
             "version": "1.4.4",
@@ -38,11 +38,12 @@ IDENTITIES = {
 # when the quarter turn came from a few short crops instead of full readings, and again
 # (ocr-islands 5, jigsaw-ocr 7) when a near tie of those readings was settled on the whole
 # image and jigsaw-ocr's border checks widened for curled sheets; jigsaw-ocr 8 when table
-# rules were continued through stretches greyed by shading.
+# rules were continued through stretches greyed by shading; jigsaw-ocr 9 when clusters were
+# refined jointly on every join their layout confirms.
 KEYS = {
     "oracle": "3b0ead42888ab46ab45210dccfc87e959b05e68e701a7369fcf626e2fa76acf0",
     "ocr-islands": "0300e1e8e68a01629f6bed73acb8e3537a566381e77b8128f01c50075a44b8f8",
-    "jigsaw-ocr": "b8f44e6ecc5b7ec82ba2e38ecb8cd59a428a17fd99a50c5e647e8ce3d8348e14",
+    "jigsaw-ocr": "4e4312f2e5c96e4c9b05ab36e5232a45d3eb292b3058810103eb2099b1d82481",
     "origami-oracle": "9a48eba6abfe42921b8130451aedb9ef30e1e26cf8800725fc45a72786578bb9",
     "origami-random": "5835064fb40072d4f378c185c31714a0f8af8a47e61e953f265f5cd26d99a61d",
     "origami-search": "d4a74f3b5dbddbdee2cd18b6d2ea3e00b8c09db1b50d286939447af8e5acd411",

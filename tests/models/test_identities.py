@@ -39,7 +39,8 @@ IDENTITIES = {
 # (ocr-islands 5, jigsaw-ocr 7) when a near tie of those readings was settled on the whole
 # image and jigsaw-ocr's border checks widened for curled sheets; jigsaw-ocr 8 when table
 # rules were continued through stretches greyed by shading; ocr-islands 6 and jigsaw-ocr 9 when
-# the quarter turn could be settled on the first patch looked at.
+# the quarter turn could be settled on the first patch looked at, and jigsaw-ocr's clusters
+# were refined jointly on every join their layout confirms.
 KEYS = {
     "oracle": "3b0ead42888ab46ab45210dccfc87e959b05e68e701a7369fcf626e2fa76acf0",
     "ocr-islands": "6a90b59f0ecb92367bbbe40fefb58d259c9db89f3fb086128ea643ceb2c9ee7d",

@@ -13,7 +13,8 @@ sheet's pieces poke a few px past each other's page edges even at their true pla
 
 Joins where each side is the other's best partner go first, joins on short sides last; a
 join between pieces already in one cluster only counts as support (loop closure at
-vertices where three pieces meet).
+vertices where three pieces meet). Once all joins are made, every candidate the layout
+confirms is a loop link of the final refinements.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ BORDER_SLACK_SLOPE = 0.012  # ... plus this per px of distance from the border s
 BORDER_ANGLE_DEG = 1.5  # border sides must be parallel/perpendicular within this
 TEXT_ANGLE_DEG = 2.5  # joined pieces' text lines must agree within this ...
 TEXT_MIN_STRENGTH = 3.0  # ... when both pieces show clear lines
+LOOP_PX = 8.0  # a candidate join the finished layout confirms this closely is a loop link
+LOOP_ROUNDS = 2  # final refinements, the loop links found again before each
 SHORT_SIDE_PX = 40.0  # joins on sides shorter than this are tried after all others
 
 
@@ -202,9 +205,23 @@ def assemble(
             # against the border checks of later joins.
             links = _links(shapes, out.joins + out.support)
             poses[:] = refine(poses, union, links, rounds=3, anchor=ri, scale=scale)
-    links = _links(shapes, out.joins + out.support)
-    for group in out.clusters():
-        if len(group) > 2:
-            poses[:] = refine(poses, group, links, rounds=10, anchor=root[group[0]],
-                              scale=scale)
+    # Loops close where the drift is: a join is "support" only if it agreed within 3 px
+    # when it came up, and on scraps cut out of a photograph (outlines a little rougher)
+    # most did not, so the cluster rested on its tree of joins. Every candidate the
+    # finished layout puts within LOOP_PX of its own pose is a side pair that truly meets.
+    for _ in range(LOOP_ROUNDS):
+        loops = [c for c in cands
+                 if root[c.i] == root[c.j] and _pose_gap(c, poses, shapes) < LOOP_PX]
+        links = _links(shapes, out.joins + out.support + loops)
+        for group in out.clusters():
+            if len(group) > 2:
+                poses[:] = refine(poses, group, links, rounds=10, anchor=root[group[0]],
+                                  scale=scale)
     return out
+
+
+def _pose_gap(c: Candidate, poses: list[np.ndarray], shapes: list[PieceShape]) -> float:
+    """How far (px, the worst of a sparse set of outline points) the join ``c`` would
+    put piece j from where the layout has it."""
+    pts = shapes[c.j].outline[::20]
+    return float(np.abs(apply(poses[c.i] @ c.pose, pts) - apply(poses[c.j], pts)).max())

@@ -96,6 +96,21 @@ def test_plan_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
     assert not (tmp_path / "results").exists()  # planning wrote nothing
 
 
+def test_a_job_for_a_cell_its_plan_does_not_hold_says_plan_again_in_one_line(tmp_path: Path) -> None:
+    from shredfold.plan import make_plan, write_plan
+    from shredfold.resolve import load_spec
+
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("name: a\nshred:\n  domains: [news_en]\n  granularities: [1]\nmodels: [oracle]\n")
+    plan = write_plan(make_plan(load_spec(spec), Store(tmp_path / "results" / "store")), tmp_path)
+    for stage, where in (("score", "oracle/shred/news_en/N1"), ("query", "oracle/shred/news_en/N1"), ("set", "")):
+        out = run("job", stage, "--plan", plan, "--key", "0" * 64, "--where", where, "--out", "x", cwd=tmp_path)
+        assert out.returncode == 2, (stage, out.stderr)
+        assert "Traceback" not in out.stderr, out.stderr
+        assert out.stderr.strip().splitlines()[-1].startswith("error: no "), out.stderr
+        assert "run it again" in out.stderr
+
+
 def test_a_corrupt_stored_file_is_named_when_read(results: Path) -> None:
     store = Store(results / "store")
     (store.path("response", "cd" * 32) / "object.json").write_text("{not json")

@@ -266,7 +266,7 @@ def _rebuild_hint(exc: CorruptObjectError, plan: Any, args: argparse.Namespace) 
 
 
 def cmd_job(args: argparse.Namespace) -> int:
-    from shredfold.plan import load_plan
+    from shredfold.plan import StalePlanError, load_plan
     from shredfold.shred.outside import OutsideSetError
 
     logging.basicConfig(
@@ -303,6 +303,8 @@ def cmd_job(args: argparse.Namespace) -> int:
     except CorruptObjectError as exc:
         raise UserError(f"{exc}; {_rebuild_hint(exc, plan, args)}") from None
     except OutsideSetError as exc:  # an outside sample's file changed or broke since the plan
+        raise UserError(str(exc)) from None
+    except StalePlanError as exc:
         raise UserError(str(exc)) from None
     return 0
 

@@ -32,6 +32,14 @@ from shredfold.tasks.registry import tasks
 PLAN_FORMAT = 1
 
 
+class StalePlanError(KeyError):
+    """A job names a cell or item set its plan does not hold: the plan is older than the
+    spec or the code. A KeyError, so lookups that allow a missing cell keep working."""
+
+    def __str__(self) -> str:  # KeyError's own str() quotes the message
+        return str(self.args[0]) if self.args else ""
+
+
 @dataclass
 class Plan:
     spec: ResolvedSpec
@@ -50,7 +58,7 @@ class Plan:
         same identity share a query key, so the key alone does not name a cell)."""
         cell = self._cells_by_key.get((where, key))
         if cell is None:
-            raise KeyError(
+            raise StalePlanError(
                 f"no cell {where}/{key} in the plan of {self.spec.path}: the spec or the code "
                 "changed since Snakemake planned this run; run it again"
             )
@@ -58,7 +66,7 @@ class Plan:
 
     def item_set(self, key: str) -> ItemSet:
         if key not in self.item_sets:
-            raise KeyError(
+            raise StalePlanError(
                 f"no item set with key {key} in the plan of {self.spec.path}: the spec or the "
                 "code changed since Snakemake planned this run; run it again"
             )

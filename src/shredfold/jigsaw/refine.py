@@ -88,10 +88,11 @@ def refine(
 
 
 def _pairs(poses: list[np.ndarray], own: Side, other: Side, tree: cKDTree,
-           ) -> tuple[np.ndarray, np.ndarray]:
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Points of ``own`` (in its piece's frame) and of ``other`` (in its piece's) paired
-    nearest under the current poses: every other point of ``other``, partners off
-    ``own``'s very ends left out (there ``other`` overhangs)."""
+    nearest under the current poses, with ``own``'s unit normal at each (its frame):
+    every other point of ``other``, partners off ``own``'s very ends left out (there
+    ``other`` overhangs)."""
     q = other.points[::2]
     rel = np.linalg.inv(poses[own.piece]) @ poses[other.piece]
     dist, idx = tree.query(apply(rel, q))

@@ -71,7 +71,7 @@ def test_a_plan_file_gives_jobs_the_same_plan(tmp_path):
     assert again.item_set(cell.item_set.key).items == cell.item_set.items
 
 
-IMAGING = ["PIL", "bpy", "cv2", "rapidocr_onnxruntime", "skimage", "torch"]
+IMAGING = ["PIL", "bpy", "cv2", "openvino", "rapidocr_onnxruntime", "skimage", "torch"]
 ENGINE = ["pysat", "scipy", "shapely"]  # the layer solver's
 
 

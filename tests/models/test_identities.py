@@ -15,20 +15,22 @@ from shredfold.spec import ModelConfig
 from shredfold.store import Store
 
 PIECES = {"mode": "pieces", "detail": "auto", "max_side": 1600}
+OCR = {
+    "engine": "rapidocr-onnxruntime",
+    "version": "1.4.4",
+    "params": {"intra_op_num_threads": 1, "inter_op_num_threads": 1, "det_limit_type": "max",
+               "use_cls": False, "rec_batch_num": 1},  # fmt: skip
+    "runtime": {
+        "name": "openvino",
+        "version": "2026.4.1",
+        "params": {"INFERENCE_NUM_THREADS": 1, "NUM_STREAMS": 1, "PERFORMANCE_HINT": "LATENCY",
+                   "INFERENCE_PRECISION_HINT": "f32"},  # fmt: skip
+    },
+}
 IDENTITIES = {
     "oracle": {"adapter": "oracle", "version": 1},
-    "ocr-islands": {"adapter": "ocr-islands", "version": 6, "ocr": "rapidocr-onnxruntime==1.4.4", "images": PIECES},
-    "jigsaw-ocr": {
-        "adapter": "jigsaw-ocr",
-        "version": 9,
-        "ocr": {
-            "engine": "rapidocr-onnxruntime",
-            "version": "1.4.4",
-            "params": {"intra_op_num_threads": 1, "inter_op_num_threads": 1, "det_limit_type": "max",
-                       "use_cls": False, "rec_batch_num": 1},  # fmt: skip
-        },
-        "images": PIECES,
-    },
+    "ocr-islands": {"adapter": "ocr-islands", "version": 7, "ocr": OCR, "images": PIECES},
+    "jigsaw-ocr": {"adapter": "jigsaw-ocr", "version": 10, "ocr": OCR, "images": PIECES},
     "origami-oracle": {"adapter": "origami-oracle", "version": 2},
     "origami-random": {"adapter": "origami-random", "version": 2},
     "origami-search": {"adapter": "origami-search", "version": 2},
@@ -40,11 +42,12 @@ IDENTITIES = {
 # image and jigsaw-ocr's border checks widened for curled sheets; jigsaw-ocr 8 when table
 # rules were continued through stretches greyed by shading; ocr-islands 6 and jigsaw-ocr 9 when
 # the quarter turn could be settled on the first patch looked at, and jigsaw-ocr's clusters
-# were refined jointly on every join their layout confirms.
+# were refined jointly on every join their layout confirms; ocr-islands 7 and jigsaw-ocr 10
+# when OpenVINO took over running the OCR engine's models from ONNX Runtime.
 KEYS = {
     "oracle": "3b0ead42888ab46ab45210dccfc87e959b05e68e701a7369fcf626e2fa76acf0",
-    "ocr-islands": "6a90b59f0ecb92367bbbe40fefb58d259c9db89f3fb086128ea643ceb2c9ee7d",
-    "jigsaw-ocr": "4e4312f2e5c96e4c9b05ab36e5232a45d3eb292b3058810103eb2099b1d82481",
+    "ocr-islands": "31e152813c8fb88825d79fc5c2dcb3c357f6b6c210e1807b8ccc7462fc257b2f",
+    "jigsaw-ocr": "c90bf9296e02e1066d41e587e77d17f83922dca179e4577ee65d044771dcfe0f",
     "origami-oracle": "9a48eba6abfe42921b8130451aedb9ef30e1e26cf8800725fc45a72786578bb9",
     "origami-random": "5835064fb40072d4f378c185c31714a0f8af8a47e61e953f265f5cd26d99a61d",
     "origami-search": "d4a74f3b5dbddbdee2cd18b6d2ea3e00b8c09db1b50d286939447af8e5acd411",

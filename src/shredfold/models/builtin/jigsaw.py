@@ -16,7 +16,7 @@ from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
-# 9: clusters refined jointly (all poses solved at once, point to line, also on every
+# 10: the OCR engine's models run by OpenVINO; 9: clusters refined jointly (all poses solved at once, point to line, also on every
 # candidate join the layout confirms: a photographed table page kept a block of scraps
 # 0.9 degrees off), and a cluster's quarter turn settled on the first patch when that is
 # clear; 8: table rules continued through stretches lightened by a crease's
@@ -25,7 +25,7 @@ from shredfold.spec import ModelConfig
 # settled on the whole drawing; 6: clusters' quarter turn from a few short crops
 # (orient.quarter_turn); 5: scraps of a photo with small text enlarged (jigsaw.scale);
 # 4: table rules through seam steps, OCR lines cut at rules; 3: photographs segmented
-VERSION = 9
+VERSION = 10
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))

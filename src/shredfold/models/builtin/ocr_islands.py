@@ -13,13 +13,15 @@ from typing import Any
 
 from shredfold.calls import ModelCallError, Request, Response
 from shredfold.models.adapter import AdapterBase, adapter
-from shredfold.models.builtin.ocr import ENGINE, engine_version
+from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
-VERSION = 6  # 6: the quarter turn settled on the first patch when that is clear;
-# 5: a near tie of the full readings settled on the whole scrap; 4: quarter turn from
-# a few short crops (orient.quarter_turn); 3: photographs segmented
+# 7: the OCR engine's models run by OpenVINO (and the engine's identity given in full);
+# 6: the quarter turn settled on the first patch when that is clear; 5: a near tie of the
+# full readings settled on the whole scrap; 4: quarter turn from a few short crops
+# (orient.quarter_turn); 3: photographs segmented
+VERSION = 7
 
 
 @adapter("ocr-islands", benchmarks=("shred",))
@@ -29,7 +31,7 @@ class OcrIslands(AdapterBase):
         return {
             "adapter": "ocr-islands",
             "version": VERSION,
-            "ocr": f"{ENGINE}=={engine_version()}",
+            "ocr": engine_identity(),
             "images": config.images.model_dump(mode="json"),
         }
 

@@ -1,8 +1,9 @@
-"""OCR for the built-in reference models: RapidOCR (PP-OCRv4, ONNX) and scrap orientation.
+"""OCR for the built-in reference models: RapidOCR (PP-OCRv4, ONNX, run by OpenVINO) and
+scrap orientation.
 
 This package's top level is light (it only names the engine and its settings, which enter
 the identities of the models built on it); :mod:`.reader` and :mod:`.orient` load the
-imaging libraries and are imported where a model reads.
+imaging libraries and are imported where a model reads; :mod:`.runtime` runs the models.
 """
 
 from __future__ import annotations
@@ -22,11 +23,27 @@ ENGINE_PARAMS: dict[str, object] = {
     "rec_batch_num": 1,
 }
 
+# The runtime that evaluates the engine's networks (see .runtime) and its settings; part of
+# the identity for the same reason.
+RUNTIME = "openvino"
+RUNTIME_PARAMS: dict[str, object] = {
+    "INFERENCE_NUM_THREADS": 1,
+    "NUM_STREAMS": 1,
+    "PERFORMANCE_HINT": "LATENCY",
+    "INFERENCE_PRECISION_HINT": "f32",
+}
+
 
 def engine_version() -> str:
     return version(ENGINE)
 
 
 def engine_identity() -> dict[str, Any]:
-    """The engine, its version (its models ship inside the wheel) and its settings."""
-    return {"engine": ENGINE, "version": engine_version(), "params": ENGINE_PARAMS}
+    """The engine, its version (its models ship inside the wheel) and its settings, and the
+    runtime that evaluates its models, with its version and settings."""
+    return {
+        "engine": ENGINE,
+        "version": engine_version(),
+        "params": ENGINE_PARAMS,
+        "runtime": {"name": RUNTIME, "version": version(RUNTIME), "params": RUNTIME_PARAMS},
+    }

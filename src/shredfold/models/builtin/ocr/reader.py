@@ -1,4 +1,5 @@
-"""OCR of pages and shredded pieces with RapidOCR (PP-OCRv4 detection + recognition, ONNX).
+"""OCR of pages and shredded pieces with RapidOCR (PP-OCRv4 detection + recognition, ONNX
+models run by OpenVINO, see :mod:`.runtime`).
 
 A thin layer over :class:`rapidocr_onnxruntime.RapidOCR` shared by the built-in OCR model
 and the jigsaw/search agents:
@@ -13,8 +14,9 @@ and the jigsaw/search agents:
 
 Engine settings, and why (measured on text rendered with DejaVu and Noto Sans CJK):
 
-* one ONNX Runtime thread (intra- and inter-op): Snakemake runs one job per core, and the
-  default (a thread per core in every session) oversubscribes the machine;
+* one thread (ONNX Runtime's intra- and inter-op, which RapidOCR still loads; OpenVINO's,
+  see :mod:`.runtime`): Snakemake runs one job per core, and the default (a thread per core
+  in every session) oversubscribes the machine;
 * detection at native resolution (``det_limit_type="max"``: images up to 2000 px on the
   long side, RapidOCR's own limit, are not resized). The default upscales the *short*
   side to 736 px, which blows a 1000x190 strip up to 3900x740: 5x slower, and it splits
@@ -22,8 +24,8 @@ Engine settings, and why (measured on text rendered with DejaVu and Noto Sans CJ
 * no text-direction classifier: our pieces are upright, and the classifier turned lines
   of 20 px English upside down (NED 0.05 -> 0.37);
 * recognition one crop at a time (``rec_batch_num=1``): with one thread, batching only
-  pads crops to the widest in the batch, and each new batch shape costs ONNX Runtime a
-  re-plan (a page took 20 CPU-s with batches of 6, 16 with 1).
+  pads crops to the widest in the batch, and each new batch shape costs the runtime a
+  re-plan (a page took 20 CPU-s with batches of 6, 16 with 1, under ONNX Runtime).
 
 Around the engine we add what the measurements asked for: upscaling of small text
 (:data:`MIN_BOX_HEIGHT`); erasing table rules (whose cells then give the table's reading
@@ -33,8 +35,9 @@ past the detector's tight edges. We call RapidOCR's detector and recogniser sepa
 (``engine()(…, use_rec=False)`` and ``engine().text_rec``) to do that; both are stable in
 the pinned 1.4.4.
 
-The engine is created lazily, once per process (loading the models takes ~0.3 s). Timing
-on one core: ~15-20 CPU-s for a 1600x2000 page of 40 lines, ~1.5 CPU-s for a 500x600 piece.
+The engine is created lazily, once per process (loading and compiling the models takes
+~1.5 s). Timing on one core: ~10-14 CPU-s for a 1600x2000 page of 40 lines, ~1 CPU-s for a
+500x600 piece.
 """
 
 from __future__ import annotations
@@ -68,7 +71,10 @@ def engine() -> RapidOCR:
         if _engine is None:
             from rapidocr_onnxruntime import RapidOCR
 
+            from shredfold.models.builtin.ocr.runtime import attach
+
             _engine = RapidOCR(**ENGINE_PARAMS)
+            attach(_engine)
         return _engine
 
 

@@ -24,7 +24,7 @@ OCR = {
         "name": "openvino",
         "version": "2026.4.1",
         "params": {"INFERENCE_NUM_THREADS": 1, "NUM_STREAMS": 1, "PERFORMANCE_HINT": "LATENCY",
-                   "INFERENCE_PRECISION_HINT": "f32"},  # fmt: skip
+                   "INFERENCE_PRECISION_HINT": "f32", "ENABLE_CPU_PINNING": False},  # fmt: skip
     },
 }
 IDENTITIES = {
@@ -46,8 +46,8 @@ IDENTITIES = {
 # when OpenVINO took over running the OCR engine's models from ONNX Runtime.
 KEYS = {
     "oracle": "3b0ead42888ab46ab45210dccfc87e959b05e68e701a7369fcf626e2fa76acf0",
-    "ocr-islands": "31e152813c8fb88825d79fc5c2dcb3c357f6b6c210e1807b8ccc7462fc257b2f",
-    "jigsaw-ocr": "c90bf9296e02e1066d41e587e77d17f83922dca179e4577ee65d044771dcfe0f",
+    "ocr-islands": "8d03d4ecb34ce8a57dea0827fda656c1bc1e27564dcee94d8c3cfd781c0507ec",
+    "jigsaw-ocr": "696fcf6b04882283515d4a2a8e7dfee947c3c70f363285839bb269fd460c7674",
     "origami-oracle": "9a48eba6abfe42921b8130451aedb9ef30e1e26cf8800725fc45a72786578bb9",
     "origami-random": "5835064fb40072d4f378c185c31714a0f8af8a47e61e953f265f5cd26d99a61d",
     "origami-search": "d4a74f3b5dbddbdee2cd18b6d2ea3e00b8c09db1b50d286939447af8e5acd411",

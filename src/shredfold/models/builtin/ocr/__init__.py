@@ -31,6 +31,7 @@ RUNTIME_PARAMS: dict[str, object] = {
     "NUM_STREAMS": 1,
     "PERFORMANCE_HINT": "LATENCY",
     "INFERENCE_PRECISION_HINT": "f32",
+    "ENABLE_CPU_PINNING": False,
 }
 
 

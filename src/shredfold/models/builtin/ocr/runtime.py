@@ -4,11 +4,16 @@ RapidOCR's pre- and post-processing (resizing, box extraction, CTC decoding, the
 list stored in the recogniser's ONNX metadata) stay RapidOCR's; only the two network calls
 it makes, the detector's and the recogniser's, go to OpenVINO compiled models of the same
 ONNX files. Measured on one core (bench/default_profile.py, the default spec's 12 N = 16
-OCR items): CPU 228 s with ONNX Runtime 1.32, 152 s with OpenVINO, every answer the same.
+OCR items in one process): CPU 228 s with ONNX Runtime 1.32, 152 s with OpenVINO, every
+answer the same; one ocr-islands item in a process of its own, 39 -> 27 CPU-s.
 
 Settings (:data:`shredfold.models.builtin.ocr.RUNTIME_PARAMS`), and why:
 
 * one inference thread and one stream: Snakemake runs one job per core;
+* ``ENABLE_CPU_PINNING=False``: OpenVINO pins its inference thread to a core, and every
+  process picks the same one, so two OCR jobs at once shared one core (measured: two
+  processes recognising the same crops 30 times took 3.8 s each pinned, 1.8 s unpinned;
+  the default run's OCR jobs, pinned, took as long as under ONNX Runtime);
 * ``INFERENCE_PRECISION_HINT=f32``: on CPUs with AMX or AVX512-BF16 OpenVINO would
   otherwise run in bfloat16, so the same image would read differently from one machine to
   the next (and, measured here, it saved no time on our crops: most of the cost is in

@@ -90,6 +90,23 @@ def _grid(shape: tuple[int, int]) -> np.ndarray:
     return np.stack([cols, rows], axis=-1)  # (H, W, 2) pixel centres as (x, y)
 
 
+@dataclass(frozen=True)
+class _Samples:
+    """Every ``stride``-th pixel centre of a picture, where a folded outline is sampled:
+    x and y as contiguous arrays (the arithmetic of a fold runs on them at full speed;
+    a strided (H, W, 2) view was most of its cost), and the picture's pixels there."""
+
+    x: np.ndarray  # (h, w) float64
+    y: np.ndarray
+    mask: np.ndarray  # (h, w) bool: the picture's paper at those centres
+
+    @classmethod
+    def of(cls, mask: np.ndarray, stride: int = 1) -> _Samples:
+        rows, cols = np.indices(mask.shape, dtype=np.float64)
+        pick = (slice(None, None, stride), slice(None, None, stride))
+        return cls(np.ascontiguousarray(cols[pick]), np.ascontiguousarray(rows[pick]), mask[pick])
+
+
 def hull_lines(mask: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     """(point, inward unit normal) of every long edge of the outline's convex hull."""
     pts = np.argwhere(mask)[:, ::-1].astype(np.float32)  # (x, y)
@@ -111,21 +128,20 @@ def hull_lines(mask: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     return out
 
 
-def _fold(before: np.ndarray, grid: np.ndarray, p: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``before`` folded along the line (p, n), sampled at the points ``grid``: the outline,
+def _fold(before: np.ndarray, at: _Samples, p: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``before`` folded along the line (p, n), sampled at the points ``at``: the outline,
     where the flap lands, and ``s`` (signed distance to the line, positive on the side that
     stays)."""
-    s = (grid - p) @ n
-    src = grid - 2 * s[..., None] * n
-    h, w = before.shape
-    cx, cy = np.rint(src[..., 0]).astype(np.int64), np.rint(src[..., 1]).astype(np.int64)
-    inside = (cx >= 0) & (cx < w) & (cy >= 0) & (cy < h)
-    landed = np.zeros(grid.shape[:-1], bool)
-    landed[inside] = before[cy[inside], cx[inside]]
+    s = (at.x - p[0]) * n[0] + (at.y - p[1]) * n[1]
     stays = s > 0
-    landed &= stays
-    gx, gy = np.rint(grid[..., 0]).astype(np.int64), np.rint(grid[..., 1]).astype(np.int64)
-    return stays & (before[gy, gx] | landed), landed, s
+    twice = 2 * s
+    h, w = before.shape
+    cx = np.rint(at.x - twice * n[0]).astype(np.int64)
+    cy = np.rint(at.y - twice * n[1]).astype(np.int64)
+    inside = stays & (cx >= 0) & (cx < w) & (cy >= 0) & (cy < h)
+    landed = np.zeros(s.shape, bool)
+    landed[inside] = np.take(before, cy[inside] * w + cx[inside])
+    return stays & (at.mask | landed), landed, s
 
 
 def _iou(a: np.ndarray, b: np.ndarray) -> float:
@@ -144,8 +160,8 @@ def fold_fit(before: Picture, after: Picture) -> FoldFit:
     barely changes), the best one is then checked at full resolution."""
     if before.mask.shape != after.mask.shape or np.count_nonzero(before.mask ^ after.mask) == 0:
         return NO_FIT  # no fold leaves the outline as it was
-    full = _grid(before.mask.shape)
-    coarse, target = full[::SEARCH_STRIDE, ::SEARCH_STRIDE], after.mask[::SEARCH_STRIDE, ::SEARCH_STRIDE]
+    full, coarse = _Samples.of(before.mask), _Samples.of(before.mask, SEARCH_STRIDE)
+    target = after.mask[::SEARCH_STRIDE, ::SEARCH_STRIDE]
     lines = [(a - off * n, n) for a, n in hull_lines(after.mask) for off in OFFSETS_PX]
     if not lines:
         return NO_FIT

@@ -10,10 +10,6 @@ rule item_set:
         name=set_name,
     wildcard_constraints:
         key=KEY,
-    # Item sets first: a set built late leaves its queries and scores to run one after the
-    # other at the end, on one core (the default run's last origami set started 344 s in,
-    # and its chain kept a core idle for the last 25 s).
-    priority: 1
     shell:
         "{PY} -m shredfold job set --plan {PLAN_FILE:q} --key {wildcards.key} "
         "--out {output.manifest:q} > {log:q} 2>&1"

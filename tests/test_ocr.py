@@ -200,6 +200,7 @@ def test_blank_paper_reads_as_nothing() -> None:
 def test_engine_is_one_per_process_with_one_thread() -> None:
     engine = ocr.engine()
     assert ocr.engine() is engine
-    options = engine.text_rec.session.session.get_session_options()
-    assert options.intra_op_num_threads == 1
-    assert options.inter_op_num_threads == 1
+    for session in (engine.text_det.infer, engine.text_rec.session):
+        assert session.compiled.get_property("INFERENCE_NUM_THREADS") == 1
+        assert session.compiled.get_property("NUM_STREAMS") == 1
+        assert session.compiled.get_property("ENABLE_CPU_PINNING") is False

@@ -29,7 +29,7 @@ OCR = {
 }
 IDENTITIES = {
     "oracle": {"adapter": "oracle", "version": 1},
-    "ocr-islands": {"adapter": "ocr-islands", "version": 7, "ocr": OCR, "images": PIECES},
+    "ocr-islands": {"adapter": "ocr-islands", "version": 8, "ocr": OCR, "images": PIECES},
     "jigsaw-ocr": {"adapter": "jigsaw-ocr", "version": 10, "ocr": OCR, "images": PIECES},
     "origami-oracle": {"adapter": "origami-oracle", "version": 2},
     "origami-random": {"adapter": "origami-random", "version": 2},
@@ -43,10 +43,11 @@ IDENTITIES = {
 # rules were continued through stretches greyed by shading; ocr-islands 6 and jigsaw-ocr 9 when
 # the quarter turn could be settled on the first patch looked at, and jigsaw-ocr's clusters
 # were refined jointly on every join their layout confirms; ocr-islands 7 and jigsaw-ocr 10
-# when OpenVINO took over running the OCR engine's models from ONNX Runtime.
+# when OpenVINO took over running the OCR engine's models from ONNX Runtime; ocr-islands 8
+# when a scrap put level was cut to its paper before reading.
 KEYS = {
     "oracle": "3b0ead42888ab46ab45210dccfc87e959b05e68e701a7369fcf626e2fa76acf0",
-    "ocr-islands": "8d03d4ecb34ce8a57dea0827fda656c1bc1e27564dcee94d8c3cfd781c0507ec",
+    "ocr-islands": "21ad9aa1ff6fc2ec11f3f1ec583c8788dfdcc5c230ddea02f71b37e6ee892a29",
     "jigsaw-ocr": "696fcf6b04882283515d4a2a8e7dfee947c3c70f363285839bb269fd460c7674",
     "origami-oracle": "9a48eba6abfe42921b8130451aedb9ef30e1e26cf8800725fc45a72786578bb9",
     "origami-random": "5835064fb40072d4f378c185c31714a0f8af8a47e61e953f265f5cd26d99a61d",

@@ -76,6 +76,19 @@ def test_the_quarter_turn_is_looked_at_only_when_the_first_patch_does_not_settle
     assert len(looks) == (1 if k % 2 == 0 else 2), looks
 
 
+def test_a_turned_scrap_is_cut_to_its_paper():
+    # A 520 x 300 scrap lying at 30 degrees fills less than half of its turned canvas; put
+    # level, the transparent corners of that canvas are cut away (the detector's cost goes
+    # with the area it looks at), leaving the paper and a thin white margin.
+    from shredfold.models.builtin.ocr.orient import PAPER_MARGIN
+
+    scrap = code_scrap(30.0)
+    level = upright(scrap)
+    assert scrap.size[0] * scrap.size[1] > 1.5 * 520 * 300
+    assert abs(level.size[0] - (520 + 2 * PAPER_MARGIN)) <= 4
+    assert abs(level.size[1] - (300 + 2 * PAPER_MARGIN)) <= 4
+
+
 def test_a_blank_scrap_is_left_as_it_is():
     assert quarter_turn(np.full((300, 400, 3), 250, np.uint8)) == 0
 

@@ -17,11 +17,12 @@ from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
+# 8: a scrap put level is cut to its paper before it is read (orient.upright);
 # 7: the OCR engine's models run by OpenVINO (and the engine's identity given in full);
 # 6: the quarter turn settled on the first patch when that is clear; 5: a near tie of the
 # full readings settled on the whole scrap; 4: quarter turn from a few short crops
 # (orient.quarter_turn); 3: photographs segmented
-VERSION = 7
+VERSION = 8
 
 
 @adapter("ocr-islands", benchmarks=("shred",))

@@ -41,8 +41,8 @@ class CompiledSession:
         import openvino
 
         core = openvino.Core()
-        self._compiled = core.compile_model(core.read_model(str(model)), "CPU", dict(RUNTIME_PARAMS))
-        self._request = self._compiled.create_infer_request()
+        self.compiled = core.compile_model(core.read_model(str(model)), "CPU", dict(RUNTIME_PARAMS))
+        self._request = self.compiled.create_infer_request()
 
     def __call__(self, batch: np.ndarray) -> list[np.ndarray]:
         self._request.infer({0: np.ascontiguousarray(batch, dtype=np.float32)})

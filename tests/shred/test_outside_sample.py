@@ -52,6 +52,52 @@ def test_a_photograph_only_sample_has_no_piece_files(samples, tmp_path: Path) ->
         assert img.size == (400, 300)
 
 
+def test_a_jpeg_photograph_is_kept_as_given_without_its_metadata(samples, tmp_path: Path) -> None:
+    # A phone's photo carries EXIF (here a GPS block and the camera's make) and a comment:
+    # the stored composite keeps the photo's compressed data, so the models see what the
+    # user took, not a second generation of JPEG loss, and the metadata is gone.
+    photo = Path(samples["table"].ref.composite.path)
+    exif = Image.Exif()
+    exif[0x010F] = "PhoneMaker"  # Make
+    exif[0x8825] = {1: "N", 2: (52.0, 31.0, 12.0)}  # GPS IFD: latitude
+    with Image.open(photo) as img:
+        img.save(photo, quality=88, exif=exif, comment=b"my kitchen table")
+    s = read_folder(folder_set_kept(tmp_path / "set", photo))[0]
+    out = stored(s, tmp_path)
+    kept = (out / COMPOSITE_FILE).read_bytes()
+    given = photo.read_bytes()
+    assert b"PhoneMaker" in given and b"kitchen" in given
+    assert b"PhoneMaker" not in kept and b"kitchen" not in kept and b"Exif" not in kept
+    scan = given.index(b"\xff\xda")
+    assert kept.endswith(given[scan:])  # the same compressed pixels
+    with Image.open(photo) as a, Image.open(io.BytesIO(kept)) as b:
+        assert a.tobytes() == b.tobytes()
+
+
+def test_a_photograph_that_must_be_turned_is_encoded_anew_upright(samples, tmp_path: Path) -> None:
+    photo = Path(samples["table"].ref.composite.path)
+    exif = Image.Exif()
+    exif[0x0112] = 6  # Orientation: shown turned 90 degrees clockwise
+    with Image.open(photo) as img:
+        img.save(photo, quality=88, exif=exif)
+    s = read_folder(folder_set_kept(tmp_path / "set", photo))[0]
+    with Image.open(io.BytesIO((stored(s, tmp_path) / COMPOSITE_FILE).read_bytes())) as img:
+        assert img.size == (300, 400) and not img.getexif()
+
+
+def folder_set_kept(root: Path, photo: Path) -> Path:
+    """The photograph-only table sample of ``folder_set`` alone, with ``photo`` as its image."""
+    import shutil
+
+    sample = root.parent / "one" / "table" / "3" / "parts"
+    sample.mkdir(parents=True)
+    shutil.copy(photo, sample / "composite.jpg")
+    for truth in photo.parent.iterdir():
+        if truth.name != photo.name:
+            shutil.copy(truth, sample / truth.name)
+    return root.parent / "one"
+
+
 def test_hidden_metadata_says_where_the_sample_came_from(samples, tmp_path: Path) -> None:
     s = samples["news_en"]
     hidden = load_hidden(stored(s, tmp_path))

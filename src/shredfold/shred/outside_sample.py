@@ -3,7 +3,11 @@ report and release read it as they read a rendered one.
 
 - Images are decoded (a photograph's EXIF orientation applied, as a viewer shows it) and
   stored: the composite as RGB JPEG like a rendered sample's (:mod:`.formats`), each piece
-  as lossless PNG, RGBA when it has transparency (else RGB). A sample given as pieces only gets a composite made by the table-top compositor
+  as lossless PNG, RGBA when it has transparency (else RGB). A composite that is already an
+  RGB JPEG needing no turn keeps its own compressed data, with its metadata segments cut
+  out (:func:`_jpeg_as_is`): encoding it again would add a second generation of loss to
+  what the models see, and the metadata (EXIF with a phone's GPS position, XMP, comments)
+  has no place in a store that a release publishes. A sample given as pieces only gets a composite made by the table-top compositor
   (its scatter seeded from the sample's key); one given as a composite only has no piece
   files, and a pieces-mode model is shown the composite.
 - Truth (what each protocol scores against; ``text`` for ours, ``source`` for the paper's):
@@ -59,9 +63,9 @@ def _read(f: OutsideFile) -> bytes:
     return data
 
 
-def _decode(f: OutsideFile, composite: bool) -> np.ndarray:
+def _decode(f: OutsideFile, composite: bool, data: bytes | None = None) -> np.ndarray:
     try:
-        with Image.open(io.BytesIO(_read(f))) as img:
+        with Image.open(io.BytesIO(_read(f) if data is None else data)) as img:
             img = ImageOps.exif_transpose(img)
             alpha = img.mode in ("RGBA", "LA", "PA") or "transparency" in img.info
             return np.asarray(img.convert("RGBA" if alpha and not composite else "RGB"))
@@ -69,6 +73,47 @@ def _decode(f: OutsideFile, composite: bool) -> np.ndarray:
         raise
     except Exception as exc:  # a file that passed the plan's header check but not decoding
         raise OutsideSetError(f"{f.path}: cannot decode the image ({type(exc).__name__}: {exc})") from None
+
+
+# Segments before a JPEG's scan that carry no pixels and are cut from a photograph kept as
+# it is: APP1-APP15 (EXIF, XMP, ICC profiles, makers' notes) and comments. APP0 (JFIF) and
+# APP14 (Adobe: how the colour channels are transformed) stay.
+_JPEG_DROPPED = frozenset(range(0xE1, 0xF0)) - {0xEE} | {0xFE}
+_SOS = 0xDA
+
+
+def _jpeg_as_is(data: bytes, pixels: np.ndarray) -> bytes | None:
+    """``data`` without its metadata segments, when it is an RGB JPEG that decodes to
+    ``pixels`` as it is (no EXIF turn); ``None`` when the composite must be encoded anew."""
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            if img.format != "JPEG" or img.mode != "RGB" or img.getexif().get(0x0112, 1) != 1:
+                return None
+    except Exception:  # noqa: BLE001 - decoded once already; anything odd is encoded anew
+        return None
+    if data[:2] != b"\xff\xd8":
+        return None
+    kept, i = [data[:2]], 2
+    while True:
+        if i + 4 > len(data) or data[i] != 0xFF:
+            return None
+        marker = data[i + 1]
+        if marker == _SOS:
+            kept.append(data[i:])
+            break
+        end = i + 2 + int.from_bytes(data[i + 2 : i + 4], "big")
+        if end > len(data):
+            return None
+        if marker not in _JPEG_DROPPED:
+            kept.append(data[i:end])
+        i = end
+    out = b"".join(kept)
+    try:  # what the models see must be what was decoded: else encode anew
+        with Image.open(io.BytesIO(out)) as img:
+            same = np.array_equal(np.asarray(img.convert("RGB")), pixels)
+    except Exception:  # noqa: BLE001
+        return None
+    return out if same else None
 
 
 def _compose(pieces: list[np.ndarray], key: str) -> np.ndarray:
@@ -108,13 +153,20 @@ def write_outside_sample(sample: OutsideSample, out_dir: Path) -> None:
     out_dir = Path(out_dir)
     ref = sample.ref
     pieces = [_decode(p, composite=False) for p in ref.pieces]
-    composite = _decode(ref.composite, composite=True) if ref.composite else _compose(pieces, sample.key)
+    photo = None
+    if ref.composite:
+        given = _read(ref.composite)
+        composite = _decode(ref.composite, composite=True, data=given)
+        photo = _jpeg_as_is(given, composite)
+    else:
+        composite = _compose(pieces, sample.key)
     names = piece_names(len(pieces)) if pieces else []
     if pieces:
         (out_dir / "pieces").mkdir(parents=True, exist_ok=True)
-    encoded = encode_many([(composite_jpeg, composite), *((lossless_png, p) for p in pieces)])
-    (out_dir / COMPOSITE_FILE).write_bytes(encoded[0])
-    for name, data in zip(names, encoded[1:], strict=True):
+    jobs = [] if photo is not None else [(composite_jpeg, composite)]
+    encoded = encode_many([*jobs, *((lossless_png, p) for p in pieces)])
+    (out_dir / COMPOSITE_FILE).write_bytes(photo if photo is not None else encoded[0])
+    for name, data in zip(names, encoded[len(jobs) :], strict=True):
         (out_dir / name).write_bytes(data)
     text, source, html = truths(sample)
     (out_dir / "truth.txt").write_text(text, encoding="utf-8")

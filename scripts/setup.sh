@@ -46,6 +46,6 @@ if [[ ! -f "$stamp" ]]; then
   if ((want_test)); then touch ".venv/.shredfold-$(sha256sum pyproject.toml | cut -c1-16)"; fi
 fi
 # Byte-compile the package: every Snakemake job is a new interpreter, and where
-# PYTHONDONTWRITEBYTECODE is set (as on our CI machines) each would compile the sources
+# PYTHONDONTWRITEBYTECODE is set (as on the machine this was measured on) each would compile the sources
 # again (~0.15 s a job, ~190 jobs in the default run). Quick when nothing changed.
 .venv/bin/python -m compileall -q src

@@ -7,9 +7,10 @@ report and release read it as they read a rendered one.
   RGB JPEG needing no turn keeps its own compressed data, with its metadata segments cut
   out (:func:`_jpeg_as_is`): encoding it again would add a second generation of loss to
   what the models see, and the metadata (EXIF with a phone's GPS position, XMP, comments)
-  has no place in a store that a release publishes. A sample given as pieces only gets a composite made by the table-top compositor
-  (its scatter seeded from the sample's key); one given as a composite only has no piece
-  files, and a pieces-mode model is shown the composite.
+  has no place in a store that a release publishes. A sample given as pieces only gets a
+  composite made by the table-top compositor (its scatter seeded from the sample's key);
+  one given as a composite only has no piece files, and a pieces-mode model is shown the
+  composite.
 - Truth (what each protocol scores against; ``text`` for ours, ``source`` for the paper's):
 
   ===========  ==============  ==========================================  ======================
@@ -84,13 +85,8 @@ _SOS = 0xDA
 
 def _jpeg_as_is(data: bytes, pixels: np.ndarray) -> bytes | None:
     """``data`` without its metadata segments, when it is an RGB JPEG that decodes to
-    ``pixels`` as it is (no EXIF turn); ``None`` when the composite must be encoded anew."""
-    try:
-        with Image.open(io.BytesIO(data)) as img:
-            if img.format != "JPEG" or img.mode != "RGB" or img.getexif().get(0x0112, 1) != 1:
-                return None
-    except Exception:  # noqa: BLE001 - decoded once already; anything odd is encoded anew
-        return None
+    ``pixels`` as it is; ``None`` when the composite must be encoded anew (another format or
+    colour mode, or an EXIF turn: ``pixels`` are turned, the bare data would not be)."""
     if data[:2] != b"\xff\xd8":
         return None
     kept, i = [data[:2]], 2
@@ -110,8 +106,8 @@ def _jpeg_as_is(data: bytes, pixels: np.ndarray) -> bytes | None:
     out = b"".join(kept)
     try:  # what the models see must be what was decoded: else encode anew
         with Image.open(io.BytesIO(out)) as img:
-            same = np.array_equal(np.asarray(img.convert("RGB")), pixels)
-    except Exception:  # noqa: BLE001
+            same = img.format == "JPEG" and img.mode == "RGB" and np.array_equal(np.asarray(img), pixels)
+    except Exception:  # noqa: BLE001 - decoded once already; anything odd is encoded anew
         return None
     return out if same else None
 

@@ -16,9 +16,9 @@ from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
-# 10: the OCR engine's models run by OpenVINO; 9: clusters refined jointly (all poses solved at once, point to line, also on every
-# candidate join the layout confirms: a photographed table page kept a block of scraps
-# 0.9 degrees off), and a cluster's quarter turn settled on the first patch when that is
+# 10: the OCR engine's models run by OpenVINO; 9: clusters refined jointly (all poses
+# solved at once, point to line, also on every candidate join the layout confirms: a
+# photographed table page kept a block of scraps 0.9 degrees off), and a cluster's quarter turn settled on the first patch when that is
 # clear; 8: table rules continued through stretches lightened by a crease's
 # shading (faint ink kept where it extends a dark rule); 7: border checks widened when a
 # page stays in pieces (curled Blender sheets), a near tie of the which-way-up readings

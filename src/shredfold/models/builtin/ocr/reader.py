@@ -35,9 +35,10 @@ past the detector's tight edges. We call RapidOCR's detector and recogniser sepa
 (``engine()(…, use_rec=False)`` and ``engine().text_rec``) to do that; both are stable in
 the pinned 1.4.4.
 
-The engine is created lazily, once per process (loading and compiling the models takes
-~1.5 s). Timing on one core: ~10-14 CPU-s for a 1600x2000 page of 40 lines, ~1 CPU-s for a
-500x600 piece.
+The engine is created lazily, once per process (importing RapidOCR and OpenVINO and
+compiling the two models: ~1.1 s). Timing on one core (bench/default_profile.py, the default
+spec's N = 16 items): 5.6-11.8 CPU-s for a jigsaw-ocr item (one page read, plus the solve),
+7-15 CPU-s for an ocr-islands item (16 scraps, each turned and read).
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ A release (under the folder :data:`ROOT`) holds::
                              hashes, not images — and origami episodes), with the object's
                              own manifest; ``--with-samples`` adds every file of the samples
     tables/*.csv             leaderboard, breakdowns, pairwise tests
-    environment.json         Python, every installed package, font and OCR-model hashes,
+    environment.json         Python, every installed package, the pinned arithmetic
+                             (shredfold.numerics), font and OCR-model hashes,
                              engine, stage and prompt versions, metric signatures
     MANIFEST.sha256          SHA-256 of every other file (``sha256sum -c`` reads it)
     DIGEST                   SHA-256 of MANIFEST.sha256: the release's one digest
@@ -210,6 +211,7 @@ def environment(plan: Plan) -> dict[str, Any]:
     import platform
 
     from shredfold.models.builtin.ocr import engine_identity
+    from shredfold.numerics import settings as numerics
     from shredfold.origami import ENGINE_VERSION
     from shredfold.shred.fonts import FONTS, FontMissingError, font_hashes
     from shredfold.shred.sample_key import SAMPLE_VERSION
@@ -230,6 +232,7 @@ def environment(plan: Plan) -> dict[str, Any]:
         "implementation": platform.python_implementation(),
         "machine": platform.machine(),
         "system": platform.system(),
+        "numerics": numerics(),
         "packages": dict(sorted(packages.items())),
         "fonts": fonts,
         "ocr": {**engine_identity(), "models": ocr_model_hashes()},

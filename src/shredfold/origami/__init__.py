@@ -13,7 +13,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 # Bump when any output (layer orders, counts, drawings, rejection reasons) changes meaning.
-ENGINE_VERSION = "4"  # 4: folded drawings are opaque paper (no layer shading); 3: noisy designs: stable overlap scale, looser Kawasaki; 2: physical stacking
+ENGINE_VERSION = "5"  # 5: affine maps applied element by element, not by BLAS (the same last bits on every processor); 4: folded drawings are opaque paper (no layer shading); 3: noisy designs: stable overlap scale, looser Kawasaki; 2: physical stacking
 
 _EXPORTS = {
     "FoldState": "actions",

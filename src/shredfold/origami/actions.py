@@ -13,6 +13,7 @@ from typing import Literal
 import numpy as np
 import shapely
 
+from . import affine
 from .constraints import KeyIndex
 from .fold_format import FoldFormatError
 from .folded import FoldedGeometry, fold_geometry
@@ -195,9 +196,9 @@ def fold(state: FoldState, start: Point, end: Point, assignment: str) -> FoldSta
     reach = 4 * (pattern.size + float(np.abs(geom.vertices).max()) + float(np.abs(pts).max()))
     for f in range(pattern.n_faces):
         t = geom.transforms[f]
-        inv = np.linalg.inv(t)
-        a = inv[:2, :2] @ (p - reach * unit) + inv[:2, 2]
-        b = inv[:2, :2] @ (p + reach * unit) + inv[:2, 2]
+        inv = affine.invert(t)
+        a = affine.apply(inv, p - reach * unit)
+        b = affine.apply(inv, p + reach * unit)
         poly = shapely.Polygon(pattern.vertices[pattern.faces[f]])
         cut = shapely.intersection(poly, shapely.LineString([a, b]))
         for piece in _lines(cut):
@@ -354,7 +355,7 @@ def _keep_still(
         if g < 0:
             continue
         t = old_geom.transforms[g]
-        image = t[:2, :2] @ xy[f] + t[:2, 2]
+        image = affine.apply(t, xy[f])
         if _side(image[None], p, unit)[0] < -new.eps:
             return fold_geometry(new, root=f, root_transform=t), (float(xy[f, 0]), float(xy[f, 1]))
     return None

@@ -10,6 +10,7 @@ import shapely
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
 
+from . import affine
 from .pattern import CreasePattern
 
 FOLDS = ("M", "V", "U")
@@ -34,7 +35,7 @@ class FoldedGeometry:
 
     def face_coords(self, f: int) -> np.ndarray:
         loop = self.pattern.faces[f]
-        pts = self.pattern.vertices[loop] @ self.transforms[f, :2, :2].T + self.transforms[f, :2, 2]
+        pts = affine.apply(self.transforms[f], self.pattern.vertices[loop])
         # keep polygons counter-clockwise whichever side is up
         return pts[::-1] if self.flipped[f] else pts
 
@@ -90,7 +91,7 @@ def fold_geometry(
     level = depth[child]
     for d in range(1, int(level.max(initial=0)) + 1):
         at = np.flatnonzero(level == d)
-        transforms[child[at]] = np.take(transforms, par[at], axis=0) @ np.take(step, at, axis=0)
+        transforms[child[at]] = affine.compose(np.take(transforms, par[at], axis=0), np.take(step, at, axis=0))
 
     # folded vertex positions from each face, then agreement between faces
     inc_face = np.repeat(np.arange(n_f), [len(lp) for lp in pattern.faces])
@@ -98,7 +99,7 @@ def fold_geometry(
     # np.take: numpy 1.26 gathers rows of 2-d and 3-d arrays several times faster so
     p = np.take(pattern.vertices, inc_vert, axis=0)
     t = np.take(transforms, inc_face, axis=0)
-    pos = np.einsum("nij,nj->ni", t[:, :2, :2], p) + t[:, :2, 2]
+    pos = affine.apply(t, p)
     rank = np.empty(n_f, dtype=np.int64)
     rank[order] = np.arange(n_f)
     first = np.lexsort((rank[inc_face], inc_vert))

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from shredfold.origami import affine
 from shredfold.origami_bench.design import Design
 from shredfold.store import Store, content_key
 
@@ -157,7 +158,7 @@ def crease_lines(pattern: CreasePattern) -> list[CreaseLine]:
         unit = vec / length[:, None]
         for i in range(len(at)):
             for j in range(i + 1, len(at)):
-                if assign[at[i]] != assign[at[j]] or unit[i] @ unit[j] > 0:
+                if assign[at[i]] != assign[at[j]] or affine.dot2(unit[i], unit[j]) > 0:
                     continue
                 # straight within the arrangement's snapping: one segment from end to end
                 # passes through this vertex
@@ -172,7 +173,7 @@ def crease_lines(pattern: CreasePattern) -> list[CreaseLine]:
         ids = sorted(set(edges[members].ravel().tolist()))
         pts = v[ids]
         d = pts[np.argmax(np.hypot(*(pts - pts[0]).T))] - pts[0]
-        t = (pts - pts[0]) @ d
+        t = affine.dot2(pts - pts[0], d)
         a, b = pts[int(np.argmin(t))], pts[int(np.argmax(t))]
         out.append(CreaseLine(
             (float(a[0]), float(a[1])), (float(b[0]), float(b[1])),

@@ -31,6 +31,7 @@ from PIL import Image, ImageDraw
 from shapely import affinity
 
 from shredfold.metrics.shape import VIEW, symmetries
+from shredfold.origami import affine
 
 if TYPE_CHECKING:
     from shredfold.origami import FoldState
@@ -99,7 +100,7 @@ def fold_outline(outline: shapely.Geometry, p: np.ndarray, q: np.ndarray) -> sha
         return None
     u = d / n
     left_n = np.array([-u[1], u[0]])
-    side = (corners(outline) - p) @ left_n
+    side = affine.dot2(corners(outline) - p, left_n)
     if side.size == 0 or side.max() <= 1e-9 or side.min() >= -1e-9:
         return None  # the line does not cut the outline
     r = 10.0
@@ -112,7 +113,7 @@ def fold_outline(outline: shapely.Geometry, p: np.ndarray, q: np.ndarray) -> sha
             return None
         right = shapely.difference(outline, half, grid_size=GRID)
         m = 2 * np.outer(u, u) - np.eye(2)
-        off = p - m @ p
+        off = p - affine.linear(m, p)
         mirrored = affinity.affine_transform(left, [m[0, 0], m[0, 1], m[1, 0], m[1, 1], off[0], off[1]])
         return shapely.union(right, mirrored, grid_size=GRID)
     except shapely.errors.GEOSException:

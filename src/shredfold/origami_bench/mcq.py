@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from shredfold.origami import ENGINE_VERSION
+from shredfold.origami import ENGINE_VERSION, affine
 from shredfold.origami_bench.design import TIERS, Design, SimpleFold
 from shredfold.origami_bench.items import MCQ_STAGE, MCQ_VERSION, McqSpec, Variant
 from shredfold.prompts.origami import LETTERS
@@ -178,7 +178,8 @@ def _nearby(state: FoldState, s: SimpleFold, rng: np.random.Generator) -> FoldSt
         ang = rng.choice([-1, 1]) * rng.uniform(np.deg2rad(8), np.deg2rad(25))
         rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
         shift = rng.uniform(-0.08, 0.08) * np.array([-d[1], d[0]]) / (np.hypot(*d) or 1)
-        a, b = mid + shift - rot @ d / 2, mid + shift + rot @ d / 2
+        turned = affine.linear(rot, d)
+        a, b = mid + shift - turned / 2, mid + shift + turned / 2
         new = fold(state, tuple(a), tuple(b), s.assignment)
         if isinstance(new, FoldState):
             return new

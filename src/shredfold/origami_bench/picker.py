@@ -35,6 +35,8 @@ import cv2
 import numpy as np
 from PIL import Image
 
+from shredfold.origami import affine
+
 BACKGROUND = 255  # the drawings' white
 MAX_SIDE = 2048  # pixels; the benchmark's pictures are 256 (bounded work on any request)
 PIXEL_TOLERANCE = 32  # a channel difference below this is the same colour (the drawing is exact)
@@ -122,7 +124,7 @@ def hull_lines(mask: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         if length < MIN_EDGE_PX:
             continue
         n = np.array([-d[1], d[0]]) / length
-        if np.dot(centre - a, n) < 0:
+        if affine.dot2(centre - a, n) < 0:
             n = -n
         out.append((a, n))
     return out
@@ -201,7 +203,7 @@ def natural(fit: FoldFit, corners: np.ndarray) -> bool:
     onto another (the reference's corners)."""
     if len(corners) < 2:
         return False
-    s = (corners - fit.point) @ fit.normal
+    s = affine.dot2(corners - fit.point, fit.normal)
     if np.count_nonzero(np.abs(s) <= CORNER_PX) >= 2:
         return True
     mirrored = corners - 2 * s[:, None] * fit.normal
@@ -268,7 +270,7 @@ def predict_fold(
     grid = _grid((h, w))
     # n points to the side that stays: in pixels y points down, so the frame's right of p -> q
     n = np.array([-d[1], d[0]]) / length
-    side = (grid - p) @ n
+    side = affine.dot2(grid - p, n)
     stays = side > 0
     src = grid - 2 * side[..., None] * n
     cx, cy = np.rint(src[..., 0]).astype(np.int64), np.rint(src[..., 1]).astype(np.int64)

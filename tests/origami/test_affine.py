@@ -1,0 +1,66 @@
+"""Affine maps written out element by element: the products they replace, and the same last
+bits whatever BLAS kernel the machine would pick."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from shredfold.numerics import cpu_flags
+from shredfold.origami import affine
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _maps(rng: np.random.Generator, n: int) -> np.ndarray:
+    t = np.zeros((n, 3, 3))
+    t[:, :2, :] = rng.uniform(-2, 2, (n, 2, 3))
+    t[:, 2, 2] = 1.0
+    return t
+
+
+def test_they_compute_what_the_matrix_products_do() -> None:
+    rng = np.random.default_rng(7)
+    t, u = _maps(rng, 50), _maps(rng, 50)
+    pts = rng.uniform(-1, 1, (50, 2))
+    homogeneous = np.concatenate([pts, np.ones((50, 1))], axis=1)
+    assert np.allclose(affine.apply(t, pts), np.einsum("nij,nj->ni", t, homogeneous)[:, :2], atol=1e-12)
+    assert np.allclose(affine.apply(t[3], pts), pts @ t[3, :2, :2].T + t[3, :2, 2], atol=1e-12)
+    assert np.allclose(affine.compose(t, u), t @ u, atol=1e-12)
+    assert np.allclose(affine.invert(t[5]), np.linalg.inv(t[5]), atol=1e-9)
+    assert np.allclose(affine.compose(t[5], affine.invert(t[5])), np.eye(3), atol=1e-9)
+    assert np.allclose(affine.linear(t[1, :2, :2], pts), pts @ t[1, :2, :2].T, atol=1e-12)
+    assert np.allclose(affine.dot2(pts, pts[::-1]), (pts * pts[::-1]).sum(axis=1), atol=1e-12)
+
+
+_PLAN_KEYS = """
+import sys
+import numpy  # first, as Snakemake loads it: shredfold's environment pin comes too late here
+from shredfold.plan import make_plan
+from shredfold.resolve import load_spec
+plan = make_plan(load_spec(sys.argv[1]), None)
+print(sorted(s.key for s in plan.item_sets.values() if s.task != "shred"))
+"""
+
+
+@pytest.mark.skipif(
+    not {"avx2", "fma"} <= cpu_flags(), reason="needs an x86-64 processor with AVX2 and FMA (OpenBLAS kernels to switch between)"
+)
+def test_procedural_designs_get_the_same_keys_under_any_blas_kernel() -> None:
+    # Planned in the Snakemake process, where NumPy is loaded before shredfold: the folds of
+    # the procedural designs must not depend on which kernels OpenBLAS picked for the
+    # processor (with matrix products they did: other design keys under SkylakeX than Haswell).
+    keys = set()
+    for core, threads in (("Haswell", "1"), ("SkylakeX", "2"), ("Sandybridge", "1")):
+        env = {**os.environ, "OPENBLAS_CORETYPE": core, "OPENBLAS_NUM_THREADS": threads}
+        out = subprocess.run(
+            [sys.executable, "-c", _PLAN_KEYS, str(ROOT / "specs" / "default.yaml")],
+            env=env, capture_output=True, text=True, check=True, timeout=300,
+        )  # fmt: skip
+        keys.add(out.stdout.strip())
+    assert len(keys) == 1

@@ -1,0 +1,61 @@
+"""`import shredfold` pins the arithmetic of the process and of every process it starts."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from shredfold.numerics import cpu_flags
+
+pinnable = pytest.mark.skipif(
+    not {"avx2", "fma"} <= cpu_flags(),
+    reason="needs an x86-64 processor with AVX2 and FMA (elsewhere nothing is pinned)",
+)
+
+_PRODUCTS = """
+import hashlib, json, sys
+if sys.argv[1] == "numpy-first":
+    import numpy
+import shredfold.numerics
+import numpy as np
+from numpy.core._multiarray_umath import __cpu_features__ as cpu
+rng = np.random.default_rng(0)
+a, b = rng.standard_normal((300, 400)), rng.standard_normal((400, 200))
+v, w = rng.standard_normal(300_000), rng.standard_normal(300_000)
+digest = hashlib.sha256((a @ b).tobytes() + np.dot(v, w).tobytes() + np.arctan2(v, w).tobytes()).hexdigest()
+print(json.dumps({"digest": digest, "avx512": cpu["AVX512F"], "settings": shredfold.numerics.settings()}))
+"""
+
+
+def _run(order: str, **env: str) -> dict:
+    out = subprocess.run(
+        [sys.executable, "-c", _PRODUCTS, order],
+        env={**os.environ, **env}, capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    return json.loads(out.stdout)
+
+
+@pinnable
+def test_products_come_out_the_same_whatever_the_environment_says() -> None:
+    runs = [
+        _run("shredfold-first", OPENBLAS_CORETYPE="SkylakeX", OPENBLAS_NUM_THREADS="2"),
+        _run("shredfold-first", OPENBLAS_CORETYPE="Sandybridge", NPY_DISABLE_CPU_FEATURES=""),
+        _run("shredfold-first", OPENBLAS_CORETYPE="Haswell", OPENBLAS_NUM_THREADS="1"),
+    ]
+    assert len({r["digest"] for r in runs}) == 1
+    assert not any(r["avx512"] for r in runs)  # AVX-512 machines run the AVX2 loops
+    assert runs[0]["settings"] == {
+        "pinned": "yes", "openblas_coretype": "Haswell", "openblas_num_threads": "1",
+        "numpy_disabled": runs[0]["settings"]["numpy_disabled"],
+    }  # fmt: skip
+
+
+@pinnable
+def test_numpy_loaded_first_keeps_its_kernels_and_says_so() -> None:
+    late = _run("numpy-first", OPENBLAS_CORETYPE="Sandybridge")
+    assert late["settings"]["pinned"] == "yes"
+    assert "loaded before shredfold" in late["settings"]["note"]

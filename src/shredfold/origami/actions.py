@@ -276,7 +276,7 @@ def _stacking(
     f, g, side = orders[:, 0], orders[:, 1], orders[:, 2]
     f_up = (side == 1) ^ state.geometry.flipped[f]
     keys = np.concatenate([f * n_old + g, g * n_old + f])
-    by = np.argsort(keys)
+    by = np.argsort(keys, kind="stable")
     old_pair = KeyIndex(keys[by], n_old**2)
     above = np.concatenate([f_up, ~f_up])[by]
     front = assignment == "V"

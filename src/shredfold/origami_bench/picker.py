@@ -169,7 +169,7 @@ def fold_fit(before: Picture, after: Picture) -> FoldFit:
         return NO_FIT
     ious = [_iou(_fold(before.mask, coarse, p, n)[0], target) for p, n in lines]
     best = NO_FIT
-    for i in np.argsort(ious)[::-1][:SEARCH_KEEP]:
+    for i in np.argsort(ious, kind="stable")[::-1][:SEARCH_KEEP]:
         p, n = lines[int(i)]
         outline, landed, s = _fold(before.mask, full, p, n)
         near = cv2.dilate(landed.astype(np.uint8), np.ones((7, 7), np.uint8)).astype(bool)

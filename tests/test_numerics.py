@@ -9,12 +9,10 @@ import sys
 
 import pytest
 
-from shredfold.numerics import cpu_flags
+from shredfold.numerics import settings
 
-pinnable = pytest.mark.skipif(
-    not {"avx2", "fma"} <= cpu_flags(),
-    reason="needs an x86-64 processor with AVX2 and FMA (elsewhere nothing is pinned)",
-)
+# the module's own decision for this machine (x86-64 with AVX2 and FMA), not a copy of it
+pinnable = pytest.mark.skipif(settings()["pinned"] != "yes", reason=f"nothing is pinned here: {settings().get('why')}")
 
 _PRODUCTS = """
 import hashlib, json, sys

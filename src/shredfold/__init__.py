@@ -2,8 +2,8 @@
 
 from shredfold.numerics import pin as _pin_numerics
 
-# Before anything loads NumPy: one BLAS kernel and one set of NumPy loops on every machine,
-# so the same spec gives the same bytes anywhere (see shredfold.numerics).
+# Before anything loads NumPy: one BLAS kernel and thread count on every machine, so the
+# same spec gives the same bytes anywhere (see shredfold.numerics).
 _pin_numerics()
 
 __version__ = "0.1.0"

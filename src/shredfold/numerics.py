@@ -50,7 +50,7 @@ _not_pinned = "pin() has not run"
 _too_late = False
 
 
-def cpu_flags() -> set[str]:
+def _cpu_flags() -> set[str]:
     """The processor's feature flags as Linux lists them (empty elsewhere)."""
     try:
         text = _CPUINFO.read_text(errors="replace")
@@ -69,7 +69,7 @@ def pin() -> None:
     if platform.machine().lower() not in ("x86_64", "amd64"):
         _not_pinned = f"a {platform.machine()} processor: its own kernels"
         return
-    if not {"avx2", "fma"} <= cpu_flags():
+    if not {"avx2", "fma"} <= _cpu_flags():
         _not_pinned = "a processor without AVX2 and FMA: its own kernels"
         return
     env = os.environ

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shredfold.numerics import cpu_flags
+from shredfold.numerics import settings
 from shredfold.origami import affine
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,7 +49,7 @@ print(sorted(s.key for s in plan.item_sets.values() if s.task != "shred"))
 
 
 @pytest.mark.skipif(
-    not {"avx2", "fma"} <= cpu_flags(), reason="needs an x86-64 processor with AVX2 and FMA (OpenBLAS kernels to switch between)"
+    settings()["pinned"] != "yes", reason=f"needs an x86-64 processor with AVX2 and FMA: {settings().get('why')}"
 )
 def test_procedural_designs_get_the_same_keys_under_any_blas_kernel() -> None:
     # Planned in the Snakemake process, where NumPy is loaded before shredfold: the folds of

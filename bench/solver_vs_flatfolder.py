@@ -1,24 +1,28 @@
 """This engine's layer solver side by side with Flat-Folder's JavaScript solver (node).
 
-    python bench/solver_vs_flatfolder.py DESIGNS --ff-src DIR --ff-driver PATH \\
-        [--limit 10000] [--timeout 30] [--ff-timeout 120] [--only 001,059] [--out CSV [--resume]]
-        [--ff-from EARLIER_CSV]
+    git clone https://github.com/origamimagiro/flat-folder ff
+    git -C ff checkout 191aaa969a4254386761193a9ff9459d31b02789   # the manifest's commit
+    python bench/solver_vs_flatfolder.py ff/examples/instagram --ff-src ff/src \\
+        [--ff-driver bench/flat_folder_driver.mjs] [--limit 10000] [--timeout 30] \\
+        [--ff-timeout 120] [--only 001,059] [--out CSV [--resume]] [--ff-from EARLIER_CSV]
 
 DESIGNS is a folder of ``.fold`` files (Flat-Folder's ``examples/instagram`` at the commit
 pinned in ``src/shredfold/origami_bench/data/flat_folder/manifest.json``). Flat-Folder
 itself is not part of this project: ``--ff-src`` is the ``src`` folder of a checkout, and
-``--ff-driver`` a node script (ES module) serving its batch solver, warm like its batch
-page: ``node DRIVER SRC_DIR`` prints ``{"ready": true}``, then reads lines
-``FILE<TAB>LIMIT`` (LIMIT a number or ``all``) and answers each with one JSON line, what
-``BATCH.process_file(fold, limit)`` returns (``states`` as a string: it is a BigInt), or
-``{"error": "..."}``.
+``--ff-driver`` a node script (ES module, by default ``bench/flat_folder_driver.mjs``)
+serving its batch solver, warm like its batch page: ``node DRIVER SRC_DIR`` prints
+``{"ready": true}``, then reads lines ``FILE<TAB>LIMIT`` (LIMIT a number or ``all``) and
+answers each with one JSON line, what ``BATCH.process_file(fold, limit)`` returns
+(``states`` as a string: it is a BigInt) and ``cpu_sec``, or ``{"error": "..."}``.
 
 Designs run one at a time, each solver on one core: ours in a worker process
 (``bench/solver.py``) killed past ``--timeout`` + 10 s, Flat-Folder in its node process,
 killed (and started again) past ``--ff-timeout``; the two alternate design by design so
-that the machine's load weighs on both alike. Times are each solver's own: Flat-Folder's
-``setup_sec + solve_sec`` (after its JSON parse), ours from the file's text to the count.
-One CSV row per design on stdout (or ``--out``), the summary on stderr.
+that the machine's load weighs on both alike (keep the machine otherwise idle: load slows
+Flat-Folder more than this engine, see ``bench/solver_notes.md``). Times are each solver's
+own: Flat-Folder's from its parsed JSON to the count (``cpu_sec``: the node process's
+processor time, every thread), ours from the file's text to the count. One CSV row per
+design on stdout (or ``--out``), the summary on stderr.
 """
 
 from __future__ import annotations
@@ -152,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("designs", type=Path)
     ap.add_argument("--ff-src", type=Path, required=True)
-    ap.add_argument("--ff-driver", type=Path, required=True)
+    ap.add_argument("--ff-driver", type=Path, default=Path(__file__).with_name("flat_folder_driver.mjs"))
     ap.add_argument("--limit", type=int, default=10000, help="states per component (0: all)")
     ap.add_argument("--timeout", type=float, default=30.0, help="our processor seconds per design")
     ap.add_argument("--ff-timeout", type=float, default=120.0, help="Flat-Folder's processor seconds per design")

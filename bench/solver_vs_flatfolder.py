@@ -1,7 +1,7 @@
 """This engine's layer solver side by side with Flat-Folder's JavaScript solver (node).
 
     git clone https://github.com/origamimagiro/flat-folder ff
-    git -C ff checkout 191aaa969a4254386761193a9ff9459d31b02789   # the manifest's commit
+    git -C ff checkout COMMIT   # "commit" in src/shredfold/origami_bench/data/flat_folder/manifest.json
     python bench/solver_vs_flatfolder.py ff/examples/instagram --ff-src ff/src \\
         [--ff-driver bench/flat_folder_driver.mjs] [--limit 10000] [--timeout 30] \\
         [--ff-timeout 120] [--only 001,059] [--out CSV [--resume]] [--ff-from EARLIER_CSV]

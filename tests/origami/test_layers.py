@@ -7,19 +7,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shredfold.origami.constraints import (
-    N_FACES,
-    PAIRS,
     TACO_TACO,
     TACO_TORTILLA,
     TORTILLA_TORTILLA,
     TRANSITIVITY,
-    Problem,
     table,
     valid_tuples,
 )
 from shredfold.origami.fold_format import read_fold
 from shredfold.origami.folded import fold_geometry
-from shredfold.origami.layers import _propagate, solve_layers
+from shredfold.origami.layers import solve_layers
 from shredfold.origami.local import check_local
 from shredfold.origami.pattern import CreasePattern
 
@@ -313,45 +310,3 @@ def test_folded_faces_may_disagree_by_up_to_an_eighth_of_the_shortest_edge(lean,
         assert res.detail.startswith("folded faces disagree by 0.0134")
 
 
-def test_a_clash_on_a_pair_only_transitivity_reads_is_blamed_on_a_transitivity_constraint():
-    # Four faces stacked in one cell, the creases saying 0 above 1 above 2 and 2 above 3
-    # above 0: the triples (0, 1, 2) and (0, 3, 2) force the pair (0, 2) both ways in the
-    # same wave, and no constraint of another type reads that pair. Values: 1 when the
-    # lower face id lies above, 2 below; a flip marks a pair read from the higher face.
-    pairs = np.array([(0, 1), (0, 2), (0, 3), (1, 2), (2, 3)])
-    none = [np.zeros((0, len(PAIRS[k])), np.int64) for k in range(3)]  # no taco or tortilla constraint
-    problem = Problem(
-        n_faces=4,
-        pairs=pairs,
-        cons_vars=(*none, np.array([[0, 3, 1], [2, 4, 1]])),
-        cons_flip=(*[n.astype(bool) for n in none], np.array([[False, False, True], [False, True, True]])),
-        cons_faces=(*[np.zeros((0, N_FACES[k]), np.int64) for k in range(3)], np.array([[0, 1, 2], [0, 3, 2]])),
-        initial=np.array([1, 0, 2, 1, 1], np.int8),
-    )
-    assign = problem.initial.copy()
-    conflict = _propagate(problem, assign, np.flatnonzero(assign), None)
-    assert conflict == (TRANSITIVITY, 0)
-    assert problem.cons_faces[TRANSITIVITY][0].tolist() == [0, 1, 2]
-
-
-def test_a_lone_crease_reaches_the_one_constraint_that_reads_it():
-    # Two tortillas: faces 0 and 2 on one side of a crease stack as 1 and 3 do on the other,
-    # so the two pairs take one value. Only the pair (0, 2) is known, and only that one
-    # constraint reads it: the first wave has a single incidence, and must still force (1, 3).
-    none = [np.zeros((0, len(PAIRS[k])), np.int64) for k in (0, 1, 3)]
-    problem = Problem(
-        n_faces=4,
-        pairs=np.array([(0, 2), (1, 3)]),
-        cons_vars=(none[0], none[1], np.array([[0, 1]]), none[2]),
-        cons_flip=(none[0].astype(bool), none[1].astype(bool), np.array([[False, False]]), none[2].astype(bool)),
-        cons_faces=(
-            np.zeros((0, N_FACES[0]), np.int64),
-            np.zeros((0, N_FACES[1]), np.int64),
-            np.array([[0, 1, 2, 3]]),
-            np.zeros((0, N_FACES[3]), np.int64),
-        ),
-        initial=np.array([1, 0], np.int8),
-    )
-    assign = problem.initial.copy()
-    assert _propagate(problem, assign, np.flatnonzero(assign), None) is None
-    assert assign.tolist() == [1, 1]

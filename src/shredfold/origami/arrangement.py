@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import shapely
+from numba import njit
 from scipy.spatial import cKDTree
 
 from .graph import component_labels
@@ -150,9 +151,12 @@ def _arrange(segments: np.ndarray, eps: float, seed_points: np.ndarray | None) -
     key = lo_v * len(points) + hi_v
     # first occurrence order keeps input edge order for planar input
     uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    rank = np.argsort(np.argsort(first, kind="stable"), kind="stable")
+    by_first = np.argsort(first, kind="stable")
+    rank = np.empty_like(by_first)
+    rank[by_first] = np.arange(len(by_first))  # the inverse permutation
     edge_of = rank[inverse]
-    edges = np.stack([u_[np.sort(first)], v_[np.sort(first)]], axis=1)
+    in_order = first[by_first]
+    edges = np.stack([u_[in_order], v_[in_order]], axis=1)
 
     order = np.lexsort((src, edge_of))
     e_sorted, s_sorted = edge_of[order], src[order]
@@ -243,6 +247,29 @@ def _packed_columns(rows: np.ndarray) -> list[np.ndarray]:
     return keys
 
 
+@njit(cache=True, nogil=True)
+def _follow_loops(nxt, origin):  # noqa: ANN001, ANN202
+    """Loops of the successor permutation ``nxt`` in order of their first half-edge: each
+    half-edge's loop, and the loops' origin vertices, flat, with their bounds."""
+    loop_of = np.full(len(nxt), -1, np.int64)
+    flat = np.empty(len(nxt), np.int64)
+    ptr = np.zeros(len(nxt) + 1, np.int64)
+    n_loops = 0
+    at = 0
+    for h0 in range(len(nxt)):
+        if loop_of[h0] >= 0:
+            continue
+        h = h0
+        while loop_of[h] < 0:
+            loop_of[h] = n_loops
+            flat[at] = origin[h]
+            at += 1
+            h = nxt[h]
+        n_loops += 1
+        ptr[n_loops] = at
+    return loop_of, flat, ptr[: n_loops + 1]
+
+
 def trace_faces(points: np.ndarray, edges: np.ndarray) -> Faces:
     """Trace the loops of the planar graph (faces on the left of half-edges)."""
     n_e = len(edges)
@@ -264,23 +291,8 @@ def trace_faces(points: np.ndarray, edges: np.ndarray) -> Faces:
     twin = np.arange(2 * n_e) ^ 1
     nxt = cw[twin]
 
-    loop_of = np.full(2 * n_e, -1, dtype=np.int64)
-    loops: list[np.ndarray] = []
-    nxt_list = nxt.tolist()
-    origin_list = origin.tolist()
-    loop_of_list = loop_of.tolist()
-    for h0 in range(2 * n_e):
-        if loop_of_list[h0] >= 0:
-            continue
-        idx = len(loops)
-        cycle = []
-        h = h0
-        while loop_of_list[h] < 0:
-            loop_of_list[h] = idx
-            cycle.append(origin_list[h])
-            h = nxt_list[h]
-        loops.append(np.asarray(cycle, dtype=np.int64))
-    loop_of = np.asarray(loop_of_list, dtype=np.int64)
+    loop_of, flat, ptr = _follow_loops(nxt, origin)
+    loops = [flat[ptr[i] : ptr[i + 1]] for i in range(len(ptr) - 1)]
     # shoelace: each half-edge adds the cross product of its end points to its loop
     p, q = points[origin], points[dest]
     cross = p[:, 0] * q[:, 1] - q[:, 0] * p[:, 1]

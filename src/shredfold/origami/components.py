@@ -11,10 +11,13 @@ returned, depends on that order, so it is part of the contract.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 from numba import njit
 
 from .constraints import ALIVE, Problem, table
+from .propagation import row_code, two_sided
 
 # free literals of a clause as a bit mask: CNF clauses of the tables are this short
 _MAX_LITERALS = 6
@@ -24,21 +27,14 @@ def components(problem: Problem, assign: np.ndarray) -> tuple[list[np.ndarray], 
     """Each component's variables (ascending, components by their smallest variable) and
     its clauses over them (variable i of the component is literal i + 1; positive: the
     lower face of the pair lies above)."""
-    n = problem.n_vars
     assign = np.ascontiguousarray(assign, np.int8)
     if not (assign == 0).any():
         return [], []
     signed, cvars, flips = problem.compiled_arrays
     status = tuple(table(k).status for k in range(4))
-    clauses = [table(k).clauses for k in range(4)]
-    lits = np.array([x for cs in clauses for c in cs for x in c], np.int64)
-    ptr = np.cumsum([0, *(len(c) for cs in clauses for c in cs)]).astype(np.int64)
-    per_kind = np.cumsum([0, *(len(cs) for cs in clauses)]).astype(np.int64)
-    both = np.empty(2 * n, np.int8)
-    both[0::2] = assign
-    both[1::2] = np.array([0, 2, 1], np.int8)[assign]
+    lits, ptr, per_kind = _flat_clauses()
 
-    comp_of, local, n_comps, live = _group(assign, both, signed, cvars, status)
+    comp_of, local, n_comps, live = _group(assign, two_sided(assign), signed, cvars, status)
     comp, group, width, literals = _clauses(assign, comp_of, local, cvars, flips, live, lits, ptr, per_kind)
 
     free = np.flatnonzero(assign == 0)
@@ -55,6 +51,17 @@ def components(problem: Problem, assign: np.ndarray) -> tuple[list[np.ndarray], 
         if start < end:
             out[comp[start]].extend(literals[start:end, : width[start]].tolist())
     return comps, out
+
+
+@cache
+def _flat_clauses() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The CNF clauses of the four tables as one literal array: clause t is
+    ``lits[ptr[t]:ptr[t + 1]]``, and type k's clauses are ``per_kind[k]:per_kind[k + 1]``."""
+    clauses = [table(k).clauses for k in range(4)]
+    lits = np.array([x for cs in clauses for c in cs for x in c], np.int64)
+    ptr = np.cumsum([0, *(len(c) for cs in clauses for c in cs)]).astype(np.int64)
+    per_kind = np.cumsum([0, *(len(cs) for cs in clauses)]).astype(np.int64)
+    return lits, ptr, per_kind
 
 
 @njit(cache=True, nogil=True)
@@ -80,12 +87,7 @@ def _group(assign, both, signed, cvars, status):  # noqa: ANN001, ANN202
         sg, cv, st = signed[kind], cvars[kind], status[kind]
         m, k = sg.shape
         for r in range(m):
-            code = 0
-            weight = 1
-            for i in range(k):
-                code += both[sg[r, i]] * weight
-                weight *= 3
-            if st[code] != ALIVE:
+            if st[row_code(both, sg, r)] != ALIVE:
                 continue
             live[offset[kind] + r] = True
             first = -1

@@ -35,9 +35,7 @@ def propagate(
     incidence = [_incidence(v, n) for v in cvars]
     indptr = tuple(i[0] for i in incidence)
     rows = tuple(i[1] for i in incidence)
-    both = np.empty(2 * n, np.int8)
-    both[0::2] = assign
-    both[1::2] = _SWAP[assign]
+    both = two_sided(assign)
     frontier = np.ascontiguousarray(frontier, np.int64)
     while len(frontier):
         check_deadline(deadline)
@@ -49,7 +47,25 @@ def propagate(
     return None
 
 
-_SWAP = np.array([0, 2, 1], np.int8)
+def two_sided(assign: np.ndarray) -> np.ndarray:
+    """Each variable's value as read by its lower face, then as read by its higher face
+    (1 and 2 swapped): what :attr:`Problem.compiled_arrays`' signed positions index."""
+    both = np.empty(2 * len(assign), np.int8)
+    both[0::2] = assign
+    both[1::2] = np.array([0, 2, 1], np.int8)[assign]
+    return both
+
+
+@njit(cache=True, nogil=True)
+def row_code(both, signed, r):  # noqa: ANN001, ANN202
+    """The base-3 code of the values constraint row ``r`` reads (position i weighs 3**i),
+    its index in the type's table."""
+    code = 0
+    weight = 1
+    for i in range(signed.shape[1]):
+        code += both[signed[r, i]] * weight
+        weight *= 3
+    return code
 
 
 @njit(cache=True, nogil=True)
@@ -115,11 +131,7 @@ def _waves(frontier, assign, both, signed, cvars, flips, status, forced, indptr,
                 r = t if sequential else touched[t]
                 if sequential and stamp[base + r] != wave:
                     continue
-                code = 0
-                weight = 1
-                for i in range(k):
-                    code += both[sg[r, i]] * weight
-                    weight *= 3
+                code = row_code(both, sg, r)
                 s = st[code]
                 if s == CONFLICT:
                     conflict = min(conflict, r)

@@ -184,3 +184,14 @@ def test_coordinates_far_outside_any_sheet_are_refused() -> None:
         assert str(exc).startswith("vertices_coords[1]:") and "1e+300" in str(exc)
     else:
         raise AssertionError("coordinates of 1e300 were accepted")
+
+
+def test_an_integer_coordinate_past_float_range_is_refused_by_name() -> None:
+    # 400 digits parse as a Python int (under its 4300-digit limit) that no float holds
+    text = '{"vertices_coords": [[0, 0], [1' + "0" * 400 + ', 0]], "edges_vertices": [[0, 1]]}'
+    try:
+        read_fold(text)
+    except FoldFormatError as exc:
+        assert str(exc).startswith("vertices_coords[1]:") and "1.00e+400" in str(exc)
+    else:
+        raise AssertionError("a coordinate of 10^400 was accepted")

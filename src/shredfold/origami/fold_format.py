@@ -10,6 +10,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 ASSIGNMENTS = ("M", "V", "B", "F", "U")
@@ -134,12 +135,12 @@ def _parse_frame(data: Mapping[str, Any], prefix: str) -> FoldFrame:
             raise FoldFormatError(name("vertices_coords"), "3D coordinates are not flat", i)
         xy = []
         for c in p[:2]:
-            if isinstance(c, bool) or not isinstance(c, (int, float)) or not math.isfinite(c):
+            # an int is finite, and may lie past float range (JSON allows 10^400)
+            if isinstance(c, bool) or not isinstance(c, (int, float)) or (isinstance(c, float) and not math.isfinite(c)):
                 raise FoldFormatError(name("vertices_coords"), f"non-finite coordinate {c!r}", i)
             if abs(c) > MAX_COORDINATE:
-                raise FoldFormatError(
-                    name("vertices_coords"), f"coordinate {float(c):.3g} beyond ±{MAX_COORDINATE:.0e}", i
-                )
+                shown = f"{c:.3g}" if abs(c) < 1e308 else f"{Decimal(c):.3g}"
+                raise FoldFormatError(name("vertices_coords"), f"coordinate {shown} beyond ±{MAX_COORDINATE:.0e}", i)
             xy.append(float(c))
         vertices.append((xy[0], xy[1]))
     n = len(vertices)

@@ -38,6 +38,38 @@ def test_they_compute_what_the_matrix_products_do() -> None:
     assert np.allclose(affine.dot2(pts, pts[::-1]), (pts * pts[::-1]).sum(axis=1), atol=1e-12)
 
 
+
+def _python_product(a: np.ndarray, b: np.ndarray) -> list[list[float]]:
+    # Python floats: every multiply and add rounded on its own
+    x, y = a.tolist(), b.tolist()
+    return [[x[i][0] * y[0][k] + x[i][1] * y[1][k] + x[i][2] * y[2][k] for k in range(3)] for i in range(3)]
+
+
+def test_the_compiled_products_round_every_step_as_python_does() -> None:
+    # (1 + e)(1 - e) = 1 - e^2 rounds to 1 on its own; fused with the next term (a
+    # multiply-add) it would keep the -e^2, and (1 + e)(-(1 - e)) alike
+    e = 2.0**-30
+    a, b = np.eye(3), np.eye(3)
+    a[0, 0], a[0, 1] = 1 + e, 1 + e
+    b[0, 0], b[1, 0] = 1 - e, -(1 - e)
+    assert affine.compose(a, b)[0, 0] == 0.0
+    rng = np.random.default_rng(11)
+    t, u = _maps(rng, 40), _maps(rng, 40)
+    got = affine.compose(t, u)
+    assert all(got[n].tolist() == _python_product(t[n], u[n]) for n in range(40))
+
+
+def test_compose_down_places_each_child_after_its_parent() -> None:
+    # a tree 0 -> 1 -> 3, 0 -> 2, listed parents first: each map is its parent's after its step
+    rng = np.random.default_rng(12)
+    step = _maps(rng, 3)
+    transforms = np.empty((4, 3, 3))
+    transforms[0] = _maps(rng, 1)[0]
+    affine.compose_down(transforms, np.array([1, 2, 3]), np.array([0, 0, 1]), step)
+    assert transforms[1].tolist() == _python_product(transforms[0], step[0])
+    assert transforms[2].tolist() == _python_product(transforms[0], step[1])
+    assert transforms[3].tolist() == _python_product(transforms[1], step[2])
+
 _PLAN_KEYS = """
 import sys
 import numpy  # first, as Snakemake loads it: shredfold's environment pin comes too late here

@@ -12,6 +12,7 @@ one IEEE operation, the same on every machine.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 
 def apply(t: np.ndarray, pts: np.ndarray) -> np.ndarray:
@@ -39,11 +40,40 @@ def dot2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def compose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a`` after ``b``: the matrix product of 3x3 maps, stacked over leading axes."""
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b))
+    flat_a, flat_b = (np.ascontiguousarray(np.broadcast_to(np.asarray(x, float), shape)).reshape(-1, 3, 3) for x in (a, b))
+    out = np.empty_like(flat_a)
+    _products(flat_a, flat_b, out)
+    return out.reshape(shape)
+
+
+def compose_down(transforms: np.ndarray, child: np.ndarray, parent: np.ndarray, step: np.ndarray) -> None:
+    """``transforms[child[n]] = transforms[parent[n]]`` after ``step[n]``, for n in turn, in
+    place: down a tree whose nodes ``child`` lists so that each parent's map is set first
+    (a search order). One compiled pass instead of a :func:`compose` per tree level."""
+    _down(transforms, np.asarray(child, np.int64), np.asarray(parent, np.int64), np.ascontiguousarray(step, float))
+
+
+# Compiled, the products stay one IEEE operation at a time: numba leaves multiply-adds unfused
+# unless ``fastmath`` allows it (tests/origami/test_affine.py checks on a case where fusing
+# would show).
+@njit(cache=True, nogil=True)
+def _product(a, b, out):  # noqa: ANN001, ANN202
     for i in range(3):
         for k in range(3):
-            out[..., i, k] = a[..., i, 0] * b[..., 0, k] + a[..., i, 1] * b[..., 1, k] + a[..., i, 2] * b[..., 2, k]
-    return out
+            out[i, k] = a[i, 0] * b[0, k] + a[i, 1] * b[1, k] + a[i, 2] * b[2, k]
+
+
+@njit(cache=True, nogil=True)
+def _products(a, b, out):  # noqa: ANN001, ANN202
+    for n in range(len(out)):
+        _product(a[n], b[n], out[n])
+
+
+@njit(cache=True, nogil=True)
+def _down(transforms, child, parent, step):  # noqa: ANN001, ANN202
+    for n in range(len(child)):
+        _product(transforms[parent[n]], step[n], transforms[child[n]])
 
 
 def invert(t: np.ndarray) -> np.ndarray:

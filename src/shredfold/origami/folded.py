@@ -84,14 +84,8 @@ def fold_geometry(
     step[folds] = _reflections(np.take(seg, crossed[folds], axis=0))
     transforms = np.empty((n_f, 3, 3))
     transforms[root] = np.eye(3) if root_transform is None else root_transform
-    depth = np.zeros(n_f, np.int64)
-    for f, p in zip(child.tolist(), par.tolist(), strict=True):
-        depth[f] = depth[p] + 1
-    # compose level by level: a face's parent is always one level up
-    level = depth[child]
-    for d in range(1, int(level.max(initial=0)) + 1):
-        at = np.flatnonzero(level == d)
-        transforms[child[at]] = affine.compose(np.take(transforms, par[at], axis=0), np.take(step, at, axis=0))
+    # breadth-first order: a face's parent is placed before the face
+    affine.compose_down(transforms, child, par, step)
 
     # folded vertex positions from each face, then agreement between faces
     inc_face = np.repeat(np.arange(n_f), [len(lp) for lp in pattern.faces])

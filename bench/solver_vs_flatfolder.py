@@ -4,7 +4,7 @@
     git -C ff checkout COMMIT   # "commit" in src/shredfold/origami_bench/data/flat_folder/manifest.json
     python bench/solver_vs_flatfolder.py ff/examples/instagram --ff-src ff/src \\
         [--ff-driver bench/flat_folder_driver.mjs] [--limit 10000] [--timeout 30] \\
-        [--ff-timeout 120] [--only 001,059] [--out CSV [--resume]] [--ff-from EARLIER_CSV]
+        [--ff-timeout 120] [--warm 8] [--only 001,059] [--out CSV [--resume]] [--ff-from EARLIER_CSV]
 
 DESIGNS is a folder of ``.fold`` files (Flat-Folder's ``examples/instagram`` at the commit
 pinned in ``src/shredfold/origami_bench/data/flat_folder/manifest.json``). Flat-Folder
@@ -16,11 +16,15 @@ answers each with one JSON line, what ``BATCH.process_file(fold, limit)`` return
 (``states`` as a string: it is a BigInt) and ``cpu_sec``, or ``{"error": "..."}``.
 
 Designs run one at a time, each solver on one core: ours in a worker process
-(``bench/solver.py``; a new one first solves the first design, untimed) killed past
-``--timeout`` + 10 s, Flat-Folder in its node process,
-killed (and started again) past ``--ff-timeout``; the two alternate design by design so
-that the machine's load weighs on both alike (keep the machine otherwise idle: load slows
-Flat-Folder more than this engine, see ``bench/solver_notes.md``). Times are each solver's
+(``bench/solver.py``) killed past ``--timeout`` + 10 s, Flat-Folder in its node process,
+killed (and started again) past ``--ff-timeout``. Each new process of either first solves
+the folder's first ``--warm`` designs, untimed (node's compiler warms up over them). The
+two alternate design by design so that the machine's load weighs on both alike (keep the
+machine otherwise idle: load slows Flat-Folder more than this engine, see
+``bench/solver_notes.md``). Then (``--retime``, the default) Flat-Folder solves the designs
+it finished once more, in one new process that no timeout interrupts, and those times are
+the ones compared: after each start node takes up to twice as long on its next ten or so
+designs, and the first pass restarts it after every design it does not finish. Times are each solver's
 own: Flat-Folder's from its parsed JSON to the count (``cpu_sec``: the node process's
 processor time, every thread), ours from the file's text to the count. One CSV row per
 design on stdout (or ``--out``), the summary on stderr.
@@ -59,15 +63,17 @@ FIELDS = [
     "ours_cpu",
     "ff_cpu",
     "match",
+    "ff_cpu_first",
 ]
 
 
 class _FlatFolder:
     """The node driver, started once and again after a design overruns its time."""
 
-    def __init__(self, driver: Path, src: Path) -> None:
+    def __init__(self, driver: Path, src: Path, warm: list[Path], limit: int | None) -> None:
         self.cmd = ["node", "--max-old-space-size=8192", str(driver), str(src)]
         self.proc: subprocess.Popen[str] | None = None
+        self.warm, self.limit = warm, limit
 
     def _start(self) -> subprocess.Popen[str]:
         proc = subprocess.Popen(
@@ -76,6 +82,14 @@ class _FlatFolder:
         assert proc.stdout is not None
         if json.loads(proc.stdout.readline() or "{}").get("ready") is not True:
             raise RuntimeError(f"the Flat-Folder driver did not start: {' '.join(self.cmd)}")
+        # V8 compiles Flat-Folder's hot functions over its first designs: a new process
+        # takes up to 20x as long on its first few (001: 0.086 s cold, 0.004 s warm), and
+        # a run that restarts node after each timeout would time those cold
+        assert proc.stdin is not None
+        for path in self.warm:
+            proc.stdin.write(f"{path}\t{'all' if self.limit is None else self.limit}\n")
+            proc.stdin.flush()
+            proc.stdout.readline()
         return proc
 
     def stop(self) -> None:
@@ -161,6 +175,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=10000, help="states per component (0: all)")
     ap.add_argument("--timeout", type=float, default=30.0, help="our processor seconds per design")
     ap.add_argument("--ff-timeout", type=float, default=120.0, help="Flat-Folder's processor seconds per design")
+    ap.add_argument(
+        "--warm",
+        type=int,
+        default=8,
+        help="designs (the folder's first, by name) each new process of either solver solves untimed first",
+    )
+    ap.add_argument(
+        "--retime",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="time Flat-Folder again on the designs it solved, in one process no timeout restarts",
+    )
     ap.add_argument("--only", default="", help="comma-separated design numbers (the file names' first 3 characters)")
     ap.add_argument("--out", type=Path, help="CSV file (default: stdout)")
     ap.add_argument("--resume", action="store_true", help="keep the rows already in --out and add the rest")
@@ -173,7 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     limit = args.limit or None
     only = set(filter(None, args.only.split(",")))
-    files = sorted(p for p in args.designs.iterdir() if p.suffix == ".fold" and (not only or p.name[:3] in only))
+    every = sorted(p for p in args.designs.iterdir() if p.suffix == ".fold")
+    files = [p for p in every if not only or p.name[:3] in only]
+    warm = every[: args.warm]
     rows: list[dict[str, object]] = []
     if args.resume and args.out and args.out.exists():
         with args.out.open(newline="") as fh:
@@ -184,18 +212,21 @@ def main(argv: list[str] | None = None) -> int:
     out = csv.DictWriter(sink, fieldnames=FIELDS, extrasaction="ignore", lineterminator="\n")
     if not rows:
         out.writeheader()
+    # with --retime and no --out the rows come at the end, retimed
+    progress = args.out is not None or not args.retime
 
     def warm_worker() -> _Worker:
-        # a new worker solves the first design once, untimed: imports and the compiled
-        # kernels' load are the process's cost, not a design's (the driver builds
-        # Flat-Folder's tables before it says it is ready, alike)
+        # a new worker first solves the warm-up designs, untimed: imports and the compiled
+        # kernels' load are the process's cost, not a design's (node, alike, solves them
+        # after building Flat-Folder's tables)
         fresh = _Worker()
-        if files and fresh.run((str(files[0]), limit, None), WALL_FACTOR * args.timeout, cpu=args.timeout) is None:
-            fresh = _Worker()  # the first design overran its budget: go on unwarmed
+        for path in warm:
+            if fresh.run((str(path), limit, None), WALL_FACTOR * args.timeout, cpu=args.timeout) is None:
+                return _Worker()  # a warm-up design overran its budget: go on unwarmed
         return fresh
 
     worker = warm_worker()
-    flat_folder = _FlatFolder(args.ff_driver, args.ff_src)
+    flat_folder = _FlatFolder(args.ff_driver, args.ff_src, warm, limit)
     earlier: dict[str, dict[str, str]] = {}
     if args.ff_from:
         with args.ff_from.open(newline="") as fh:
@@ -227,14 +258,47 @@ def main(argv: list[str] | None = None) -> int:
         else:
             row["match"] = ""
         rows.append(row)
-        out.writerow(row)
-        sink.flush()
+        if progress:
+            out.writerow(row)
+            sink.flush()
     worker.conn.send(None)
     flat_folder.stop()
-    print(summarise(rows, args.timeout), file=sys.stderr)
     if args.out:
         sink.close()
+    if args.retime:
+        retime(rows, args, warm, limit, set(earlier))
+        if args.out:
+            tmp = args.out.with_name(args.out.name + ".tmp")
+            with tmp.open("w", newline="") as fh:
+                final = csv.DictWriter(fh, fieldnames=FIELDS, extrasaction="ignore", lineterminator="\n")
+                final.writeheader()
+                final.writerows(rows)
+            tmp.replace(args.out)
+    if args.retime and not args.out:
+        out.writerows(rows)
+    print(summarise(rows, args.timeout), file=sys.stderr)
     return 0
+
+
+def retime(
+    rows: list[dict[str, object]], args: argparse.Namespace, warm: list[Path], limit: int | None, kept: set[str]
+) -> None:
+    """Flat-Folder's times again, for the designs it solved, in one new process that no
+    timeout restarts: node takes up to twice as long on the ten or so designs after each
+    start, warm-up or not, and the first pass restarts it after every design it does not
+    finish (bench/solver_notes.md, fourth session). The first pass's time stays in
+    ``ff_cpu_first``; a design that overruns its budget this time keeps it."""
+    flat_folder = _FlatFolder(args.ff_driver, args.ff_src, warm, limit)
+    for row in rows:
+        row.setdefault("ff_cpu_first", "")
+        if row["ff_status"] != "ok" or row["file"] in kept or row["ff_cpu_first"]:
+            continue  # not solved, taken from --ff-from, or retimed already (--resume)
+        got = flat_folder.run(args.designs / str(row["file"]), limit, args.ff_timeout)
+        if got.get("ff_status") != "ok" or got.get("ff_states") != str(row["ff_states"]):
+            continue
+        row["ff_cpu_first"] = row["ff_cpu"]
+        row.update(ff_sec=got["ff_sec"], ff_cpu=got["ff_cpu"])
+    flat_folder.stop()
 
 
 if __name__ == "__main__":

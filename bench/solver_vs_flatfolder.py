@@ -24,8 +24,8 @@ machine otherwise idle: load slows Flat-Folder more than this engine, see
 ``bench/solver_notes.md``). Then (``--retime``, the default) Flat-Folder solves the designs
 it finished once more, in one new process that no timeout interrupts, and those times are
 the ones compared: after each start node takes up to twice as long on its next ten or so
-designs, and the first pass restarts it after every design it does not finish. Times are each solver's
-own: Flat-Folder's from its parsed JSON to the count (``cpu_sec``: the node process's
+designs, and the first pass restarts it after every design it does not finish. Times are
+each solver's own: Flat-Folder's from its parsed JSON to the count (``cpu_sec``: the node process's
 processor time, every thread), ours from the file's text to the count. One CSV row per
 design on stdout (or ``--out``), the summary on stderr.
 """
@@ -41,6 +41,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TextIO
 
 from solver import _Worker, cpu_seconds  # bench/solver.py: the solver benchmark's worker
 
@@ -83,8 +84,8 @@ class _FlatFolder:
         if json.loads(proc.stdout.readline() or "{}").get("ready") is not True:
             raise RuntimeError(f"the Flat-Folder driver did not start: {' '.join(self.cmd)}")
         # V8 compiles Flat-Folder's hot functions over its first designs: a new process
-        # takes up to 20x as long on its first few (001: 0.086 s cold, 0.004 s warm), and
-        # a run that restarts node after each timeout would time those cold
+        # takes up to 20x as long on its first few (001: 0.085 s cold, 0.004 s warm). What
+        # is left after these (~1.8x on the next ten) is why the times are retaken
         assert proc.stdin is not None
         for path in self.warm:
             proc.stdin.write(f"{path}\t{'all' if self.limit is None else self.limit}\n")
@@ -209,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         done = {r["file"] for r in rows}
         files = [p for p in files if p.name not in done]
     sink = args.out.open("a" if rows else "w", newline="") if args.out else sys.stdout
-    out = csv.DictWriter(sink, fieldnames=FIELDS, extrasaction="ignore", lineterminator="\n")
+    out = _writer(sink)
     if not rows:
         out.writeheader()
     # with --retime and no --out the rows come at the end, retimed
@@ -270,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.out:
             tmp = args.out.with_name(args.out.name + ".tmp")
             with tmp.open("w", newline="") as fh:
-                final = csv.DictWriter(fh, fieldnames=FIELDS, extrasaction="ignore", lineterminator="\n")
+                final = _writer(fh)
                 final.writeheader()
                 final.writerows(rows)
             tmp.replace(args.out)
@@ -278,6 +279,10 @@ def main(argv: list[str] | None = None) -> int:
         out.writerows(rows)
     print(summarise(rows, args.timeout), file=sys.stderr)
     return 0
+
+
+def _writer(sink: TextIO) -> csv.DictWriter[str]:
+    return csv.DictWriter(sink, fieldnames=FIELDS, extrasaction="ignore", lineterminator="\n")
 
 
 def retime(

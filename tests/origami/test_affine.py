@@ -38,7 +38,6 @@ def test_they_compute_what_the_matrix_products_do() -> None:
     assert np.allclose(affine.dot2(pts, pts[::-1]), (pts * pts[::-1]).sum(axis=1), atol=1e-12)
 
 
-
 def _python_product(a: np.ndarray, b: np.ndarray) -> list[list[float]]:
     # Python floats: every multiply and add rounded on its own
     x, y = a.tolist(), b.tolist()
@@ -69,6 +68,7 @@ def test_compose_down_places_each_child_after_its_parent() -> None:
     assert transforms[1].tolist() == _python_product(transforms[0], step[0])
     assert transforms[2].tolist() == _python_product(transforms[0], step[1])
     assert transforms[3].tolist() == _python_product(transforms[1], step[2])
+
 
 _PLAN_KEYS = """
 import sys

@@ -41,7 +41,9 @@ def dot2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def compose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a`` after ``b``: the matrix product of 3x3 maps, stacked over leading axes."""
     shape = np.broadcast_shapes(np.shape(a), np.shape(b))
-    flat_a, flat_b = (np.ascontiguousarray(np.broadcast_to(np.asarray(x, float), shape)).reshape(-1, 3, 3) for x in (a, b))
+    flat_a, flat_b = (
+        np.ascontiguousarray(np.broadcast_to(np.asarray(x, float), shape)).reshape(-1, 3, 3) for x in (a, b)
+    )
     out = np.empty_like(flat_a)
     _products(flat_a, flat_b, out)
     return out.reshape(shape)
@@ -51,7 +53,8 @@ def compose_down(transforms: np.ndarray, child: np.ndarray, parent: np.ndarray, 
     """``transforms[child[n]] = transforms[parent[n]]`` after ``step[n]``, for n in turn, in
     place: down a tree whose nodes ``child`` lists so that each parent's map is set first
     (a search order). One compiled pass instead of a :func:`compose` per tree level."""
-    _down(transforms, np.asarray(child, np.int64), np.asarray(parent, np.int64), np.ascontiguousarray(step, float))
+    child, parent = np.asarray(child, np.int64), np.asarray(parent, np.int64)
+    _down(transforms, child, parent, np.ascontiguousarray(step, float))
 
 
 # Compiled, the products stay one IEEE operation at a time: numba leaves multiply-adds unfused

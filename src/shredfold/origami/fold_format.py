@@ -136,11 +136,14 @@ def _parse_frame(data: Mapping[str, Any], prefix: str) -> FoldFrame:
         xy = []
         for c in p[:2]:
             # an int is finite, and may lie past float range (JSON allows 10^400)
-            if isinstance(c, bool) or not isinstance(c, (int, float)) or (isinstance(c, float) and not math.isfinite(c)):
+            number = isinstance(c, (int, float)) and not isinstance(c, bool)
+            if not number or (isinstance(c, float) and not math.isfinite(c)):
                 raise FoldFormatError(name("vertices_coords"), f"non-finite coordinate {c!r}", i)
             if abs(c) > MAX_COORDINATE:
                 shown = f"{c:.3g}" if abs(c) < 1e308 else f"{Decimal(c):.3g}"
-                raise FoldFormatError(name("vertices_coords"), f"coordinate {shown} beyond ±{MAX_COORDINATE:.0e}", i)
+                raise FoldFormatError(
+                    name("vertices_coords"), f"coordinate {shown} beyond ±{MAX_COORDINATE:.0e}", i
+                )
             xy.append(float(c))
         vertices.append((xy[0], xy[1]))
     n = len(vertices)

@@ -11,11 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import shapely
 from numba import njit
-from scipy.spatial import cKDTree
 
-from .graph import component_labels
+from .proximity import cluster_points, first_equal_rows, overlapping_boxes, points_near_segments
+from .splitting import crossings, split_segments
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,13 +60,13 @@ def arrange(segments: np.ndarray, eps: float, seed_points: np.ndarray | None = N
     # indexing of 2-d arrays is several times slower, and the arrangement runs up to
     # a dozen times per design
     ends = np.where(swap[:, None], np.take(ends, [2, 3, 0, 1], axis=1), ends)
-    rep, copy_of = _row_groups(ends)
-    if len(rep) == len(segments):
+    first = first_equal_rows(ends)
+    rep_order = np.flatnonzero(first == np.arange(len(first)))  # in input order
+    if len(rep_order) == len(segments):
         return _arrange(segments, eps, seed_points)
-    rep_order = np.sort(rep)  # keep input order among representatives
     rank = np.empty(len(segments), np.int64)
     rank[rep_order] = np.arange(len(rep_order))
-    uniq_of = rank[rep[copy_of]]  # each input segment's representative, as an index of rep_order
+    uniq_of = rank[first]  # each input segment's representative, as an index of rep_order
     arr = _arrange(np.take(segments, rep_order, axis=0), eps, seed_points)
     # expand: edge e's sources are the copies of each representative source
     members = np.argsort(uniq_of, kind="stable")
@@ -95,25 +94,11 @@ def _arrange(segments: np.ndarray, eps: float, seed_points: np.ndarray | None) -
     # candidate pairs by bounding boxes grown by eps
     lo = np.compress(keep, np.minimum(a, b), axis=0) - eps
     hi = np.compress(keep, np.maximum(a, b), axis=0) + eps
-    boxes = shapely.box(lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1])
-    tree = shapely.STRtree(boxes)
-    qi, qj = tree.query(boxes)
-    sel = qi < qj
-    i, j = seg_ids[qi[sel]], seg_ids[qj[sel]]
+    qi, qj = overlapping_boxes(lo, hi)
+    i, j = seg_ids[qi], seg_ids[qj]
 
     # proper crossings; touchings and overlaps are found below as points near segments
-    r, s_ = np.take(d, i, axis=0), np.take(d, j, axis=0)
-    denom = r[:, 0] * s_[:, 1] - r[:, 1] * s_[:, 0]
-    a_i = np.take(a, i, axis=0)
-    qp = np.take(a, j, axis=0) - a_i
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = (qp[:, 0] * s_[:, 1] - qp[:, 1] * s_[:, 0]) / denom
-        u = (qp[:, 0] * r[:, 1] - qp[:, 1] * r[:, 0]) / denom
-    sin = np.abs(denom) / (length[i] * length[j])
-    ti, tj = eps / length[i], eps / length[j]
-    # near-parallel pairs have an ill-defined crossing; if they touch, endpoints show it
-    cross = (sin > 1e-8) & (t > -ti) & (t < 1 + ti) & (u > -tj) & (u < 1 + tj)
-    x = np.compress(cross, a_i, axis=0) + t[cross][:, None] * np.compress(cross, r, axis=0)
+    cross, x = crossings(a, d, length, i, j, eps)
 
     seeds = np.zeros((0, 2)) if seed_points is None else np.asarray(seed_points, float)
     all_pts = np.concatenate([seeds, np.take(a, seg_ids, axis=0), np.take(b, seg_ids, axis=0), x])
@@ -123,8 +108,7 @@ def _arrange(segments: np.ndarray, eps: float, seed_points: np.ndarray | None) -
     # segment's own end points and crossings, however far a chain of merges moved them
     # (without that, a crossing merged into a point just over eps away leaves the two
     # segments crossing without a vertex, and the faces traced are not a subdivision)
-    lines = shapely.linestrings(np.take(segments, seg_ids, axis=0))
-    pv, ps = shapely.STRtree(lines).query(shapely.points(points), predicate="dwithin", distance=eps)
+    pv, ps = points_near_segments(points, np.take(segments, seg_ids, axis=0), eps)
     n_seeds, n_kept = len(seeds), len(seg_ids)
     own_vid = np.concatenate([vid[n_seeds : n_seeds + 2 * n_kept], vid[n_seeds + 2 * n_kept :].repeat(2)])
     pos_of = np.empty(len(segments), np.int64)
@@ -132,49 +116,10 @@ def _arrange(segments: np.ndarray, eps: float, seed_points: np.ndarray | None) -
     own_seg = np.concatenate(
         [np.arange(n_kept), np.arange(n_kept), np.stack([pos_of[i[cross]], pos_of[j[cross]]], 1).ravel()]
     )
-    pv, ps = np.concatenate([pv, own_vid]), np.concatenate([ps, own_seg])
-    on_seg = seg_ids[ps]
-    on_vid = pv
-    par = (
-        np.einsum("ij,ij->i", np.take(points, pv, axis=0) - np.take(a, on_seg, axis=0), np.take(d, on_seg, axis=0))
-        / length[on_seg] ** 2
+    points, edges, indptr, sources = split_segments(
+        points, a, d, length, seg_ids[np.concatenate([ps, own_seg])], np.concatenate([pv, own_vid]), vid[:n_seeds]
     )
-    order = _by_segment(on_seg, par)
-    on_seg, on_vid = on_seg[order], on_vid[order]
-    same = on_seg[1:] == on_seg[:-1]
-    u_, v_ = on_vid[:-1][same], on_vid[1:][same]
-    src = on_seg[:-1][same]
-    real = u_ != v_
-    u_, v_, src = u_[real], v_[real], src[real]
-
-    lo_v, hi_v = np.minimum(u_, v_), np.maximum(u_, v_)
-    key = lo_v * len(points) + hi_v
-    # first occurrence order keeps input edge order for planar input
-    uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    by_first = np.argsort(first, kind="stable")
-    rank = np.empty_like(by_first)
-    rank[by_first] = np.arange(len(by_first))  # the inverse permutation
-    edge_of = rank[inverse]
-    in_order = first[by_first]
-    edges = np.stack([u_[in_order], v_[in_order]], axis=1)
-
-    order = np.lexsort((src, edge_of))
-    e_sorted, s_sorted = edge_of[order], src[order]
-    dup = np.ones(len(e_sorted), bool)  # first of each (edge, source) pair; none when no edges
-    dup[1:] = (e_sorted[1:] != e_sorted[:-1]) | (s_sorted[1:] != s_sorted[:-1])
-    e_sorted, s_sorted = e_sorted[dup], s_sorted[dup]
-    indptr = np.searchsorted(e_sorted, np.arange(len(uniq) + 1))
-
-    used = np.zeros(len(points), bool)
-    used[vid[: len(seeds)]] = True
-    used[edges.ravel()] = True
-    remap = np.cumsum(used) - 1
-    return Arrangement(
-        points=np.compress(used, points, axis=0),
-        edges=remap[edges].reshape(-1, 2),
-        sources_indptr=indptr,
-        sources=s_sorted,
-    )
+    return Arrangement(points=points, edges=edges, sources_indptr=indptr, sources=sources)
 
 
 def _by_segment(seg: np.ndarray, par: np.ndarray) -> np.ndarray:
@@ -193,58 +138,8 @@ def _cluster(points: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
     Folded states stack hundreds of copies of a point, so copies are first collapsed on a
     grid of pitch eps; grid representatives within 2 eps are then joined.
     """
-    n = len(points)
-    cells = np.floor(points / eps).astype(np.int64)
-    rep_first, inverse = _row_groups(cells)
-    reps = np.take(points, rep_first, axis=0)
-    m = len(reps)
-    pairs = cKDTree(reps).query_pairs(2 * eps, output_type="ndarray")
-    label = component_labels(m, pairs[:, 0], pairs[:, 1])[inverse]
-    first = np.full(label.max() + 1, n, dtype=np.int64)
-    np.minimum.at(first, label, np.arange(n))
-    # number clusters by their first member so seeds keep their ids
-    order = np.argsort(first, kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    return rank[label], np.take(points, first[order], axis=0)
-
-
-def _row_groups(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Equal rows of an integer array: each group's first row index, and each row's group
-    (as ``np.unique(axis=0, return_index, return_inverse)``, group order aside, with one
-    lexsort instead of a sort of byte strings)."""
-    keys = _packed_columns(rows)
-    order = np.argsort(keys[0], kind="stable") if len(keys) == 1 else np.lexsort(keys[::-1])
-    new = np.zeros(len(rows), bool)
-    new[:1] = True
-    for key in keys:
-        srt = key[order]
-        new[1:] |= srt[1:] != srt[:-1]
-    group = np.cumsum(new) - 1
-    inverse = np.empty(len(rows), np.int64)
-    inverse[order] = group
-    # the sort is stable: a group's first row in sorted order is its first in the input
-    return order[new], inverse
-
-
-def _packed_columns(rows: np.ndarray) -> list[np.ndarray]:
-    """The columns of ``rows``, neighbours packed into one int64 key (mixed radix) while
-    their ranges allow: the same lexicographic order in fewer sort passes."""
-    if len(rows) == 0:
-        return list(rows.T)
-    lo, hi = rows.min(axis=0), rows.max(axis=0)
-    keys: list[np.ndarray] = []
-    key, span = None, 1
-    for c in range(rows.shape[1]):
-        width = int(hi[c]) - int(lo[c]) + 1
-        if key is None or span * width >= 2**62:
-            if key is not None:
-                keys.append(key)
-            key, span = rows[:, c] - lo[c], width
-        else:
-            key, span = key * width + (rows[:, c] - lo[c]), span * width
-    keys.append(key)
-    return keys
+    vid, first = cluster_points(points, eps)
+    return vid, np.take(points, first, axis=0)
 
 
 @njit(cache=True, nogil=True)

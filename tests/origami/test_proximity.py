@@ -127,3 +127,9 @@ def test_overlapping_boxes_match_an_all_pairs_check(seed):
     ref_i, ref_j = np.nonzero(np.triu(meet, 1))
     assert i.tolist() == ref_i.tolist()
     assert j.tolist() == ref_j.tolist()
+
+
+def test_identical_and_zero_size_boxes_all_meet():
+    lo = np.array([[0.5, 0.5]] * 4)
+    i, j = overlapping_boxes(lo, lo.copy())
+    assert list(zip(i.tolist(), j.tolist(), strict=True)) == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]

@@ -3,13 +3,13 @@ cover each cell."""
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
 import shapely
 
 from .arrangement import Arrangement, arrange, trace_faces
+from .face_sets import walk_face_sets
 from .folded import FoldedGeometry
 from .graph import component_labels
 
@@ -156,43 +156,23 @@ def _build_cells(geometry: FoldedGeometry, eps: float, arr: Arrangement) -> Cell
     key, count = np.unique(seg_of[inside] * pattern.n_faces + face[inside], return_counts=True)
     key = key[count % 2 == 1]  # a face crossed an even number of times stays as it was
     bounds = np.searchsorted(key, np.arange(n_seg + 1) * pattern.n_faces)
-    odd_faces = (key % pattern.n_faces).tolist()
-    toggles = [frozenset(odd_faces[bounds[s] : bounds[s + 1]]) for s in range(n_seg)]
 
     hl = traced.halfedge_loop.reshape(-1, 2)
-    left, right = region[hl[:, 0]], region[hl[:, 1]]
-    adj: list[list[tuple[int, int]]] = [[] for _ in range(n_loops)]
-    for s, (a, b) in enumerate(zip(left.tolist(), right.tolist(), strict=True)):
-        adj[a].append((b, s))
-        adj[b].append((a, s))
-
     start = int(outer[np.argmin(traced.loop_areas[outer])]) if len(outer) else 0
-    faces_of: list[frozenset[int] | None] = [None] * n_loops
-    faces_of[start] = frozenset()
-    queue = deque([start])
-    while queue:
-        a = queue.popleft()
-        fa = faces_of[a]
-        for b, s in adj[a]:
-            fb = fa ^ toggles[s]
-            if faces_of[b] is None:
-                faces_of[b] = fb
-                queue.append(b)
-            elif faces_of[b] != fb:
-                raise OverlapError(f"inconsistent face sets across folded segment {s}")
-    if faces_of[start]:
+    flat, at, size, bad = walk_face_sets(
+        n_loops, region[hl[:, 0]], region[hl[:, 1]], bounds, key % pattern.n_faces, start, pattern.n_faces
+    )
+    if bad >= 0:
+        raise OverlapError(f"inconsistent face sets across folded segment {bad}")
+    if size[start] > 0:
         raise OverlapError("faces cover the outside of the folded state")
 
     cell_id = np.full(n_loops, -1, dtype=np.int64)
     cell_id[positive] = np.arange(len(positive))
+    # an empty bounded cell is a hole in the folded model: treat as outside
+    cell_id[positive[(size[positive] <= 0) & (region[positive] == positive)]] = -1
     cell_id = cell_id[region]
-    cell_faces = tuple(
-        np.array(sorted(faces_of[i] or ()), dtype=np.int64) for i in positive
-    )
-    for i, f in zip(positive, cell_faces, strict=True):
-        if len(f) == 0 and region[i] == i:
-            # an empty bounded cell is a hole in the folded model: treat as outside
-            cell_id[i] = -1
+    cell_faces = tuple(flat[at[i] : at[i] + max(size[i], 0)] for i in positive.tolist())
     seg_cells = np.stack([cell_id[hl[:, 0]], cell_id[hl[:, 1]]], axis=1)
     return Cells(
         arrangement=arr,

@@ -262,23 +262,53 @@ def points_near_segments(points, seg, eps):  # noqa: ANN001, ANN201
 @njit(cache=True, nogil=True, error_model="numpy")
 def overlapping_boxes(lo, hi):  # noqa: ANN001, ANN201
     """Pairs (i, j), i < j, of boxes (``lo[k]``, ``hi[k]`` corners) whose closed extents
-    meet, as GEOS's envelope test decides, ordered by i then j (a sweep along x)."""
+    meet, as GEOS's envelope test decides, ordered by i then j.
+
+    Boxes are entered in the cells of a uniform grid they cover; a pair is tested in each
+    cell both cover and reported only in the cell holding the lower corner of the boxes'
+    common part (the same cell function places it, so that cell is one of both boxes').
+    """
     n = len(lo)
-    order = np.argsort(lo[:, 0], kind="mergesort")
+    if n < 2:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    x0, y0 = lo[:, 0].min(), lo[:, 1].min()
+    extent = max(hi[:, 0].max() - x0, hi[:, 1].max() - y0)
+    if not extent > 0:
+        extent = 1.0
+    side = max(1, min(1024, int(math.sqrt(n))))
+    h = extent / side
+    nx = int((hi[:, 0].max() - x0) / h) + 2
+    ny = int((hi[:, 1].max() - y0) / h) + 2
+    counts = np.zeros(nx * ny + 1, np.int64)
+    for k in range(n):
+        for rr in range(_cell(lo[k, 1], y0, h, ny), _cell(hi[k, 1], y0, h, ny) + 1):
+            for cc in range(_cell(lo[k, 0], x0, h, nx), _cell(hi[k, 0], x0, h, nx) + 1):
+                counts[rr * nx + cc + 1] += 1
+    counts = np.cumsum(counts)
+    fill = counts[:-1].copy()
+    members = np.empty(counts[-1], np.int64)
+    for k in range(n):
+        for rr in range(_cell(lo[k, 1], y0, h, ny), _cell(hi[k, 1], y0, h, ny) + 1):
+            for cc in range(_cell(lo[k, 0], x0, h, nx), _cell(hi[k, 0], x0, h, nx) + 1):
+                members[fill[rr * nx + cc]] = k
+                fill[rr * nx + cc] += 1
     cap = 16
     keys = np.empty(cap, np.int64)
-    k = 0
-    for p in range(n):
-        i = order[p]
-        for q in range(p + 1, n):
-            j = order[q]
-            if lo[j, 0] > hi[i, 0]:
-                break
-            if lo[j, 1] <= hi[i, 1] and hi[j, 1] >= lo[i, 1] and hi[j, 0] >= lo[i, 0]:
-                if k == cap:
+    found = 0
+    for cell in range(nx * ny):
+        cy, cx = cell // nx, cell % nx
+        for p in range(counts[cell], counts[cell + 1]):
+            i = members[p]
+            for q in range(p + 1, counts[cell + 1]):
+                j = members[q]
+                if not (lo[j, 0] <= hi[i, 0] and hi[j, 0] >= lo[i, 0] and lo[j, 1] <= hi[i, 1] and hi[j, 1] >= lo[i, 1]):
+                    continue
+                if _cell(max(lo[i, 0], lo[j, 0]), x0, h, nx) != cx or _cell(max(lo[i, 1], lo[j, 1]), y0, h, ny) != cy:
+                    continue
+                if found == cap:
                     keys = np.concatenate((keys, np.empty(cap, np.int64)))
                     cap *= 2
-                keys[k] = min(i, j) * n + max(i, j)
-                k += 1
-    keys = np.sort(keys[:k])
+                keys[found] = min(i, j) * n + max(i, j)
+                found += 1
+    keys = np.sort(keys[:found])
     return keys // n, keys % n

@@ -14,6 +14,7 @@ from shredfold.origami.constraints import (
     _cell_keys,
     _implied_transitivity_dropped,
     _read_vars,
+    _stack_tree,
     _triple_keys,
     _unique_rows,
 )
@@ -109,3 +110,11 @@ def test_cell_keys_are_every_r_subset_of_faces_sharing_a_stack_once(r, stacks):
     )
     got = _cell_keys([np.array(sorted(s), np.int64) for s in stacks], r, n)
     assert got.tolist() == want
+
+
+def test_the_stack_forest_hangs_each_stack_on_its_largest_overlap_under_the_largest_root():
+    stacks = [[3, 4, 5], [0, 1, 2, 3], [1, 2, 3, 4, 9], [7, 8]]
+    parent = _stack_tree([np.array(s, np.int64) for s in stacks], 10)
+    # stack 2 (five faces) is the root; 1 shares three faces with it, 0 shares two with
+    # it and one with 1; 3 shares none and is a root of its own
+    assert parent.tolist() == [2, 2, -1, -1]

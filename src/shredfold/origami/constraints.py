@@ -15,8 +15,7 @@ from functools import cache, cached_property, lru_cache
 
 import numpy as np
 from numba import njit
-from scipy.sparse import coo_matrix, csr_matrix
-from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
+from scipy.sparse import csr_matrix
 
 from .cells import Cells
 from .folded import FoldedGeometry
@@ -214,33 +213,119 @@ def _all_subsets(m: int, r: int) -> np.ndarray:
     return rows
 
 
-def _stack_tree(stacks: list[np.ndarray], n_faces: int) -> tuple[np.ndarray, np.ndarray]:
-    """Visit order and parent (-1 for roots) of a spanning forest of the stacks that keeps
-    the largest overlaps: a stack then only needs the subsets its parent lacks."""
-    inc = _incidence(tuple(stacks), n_faces).astype(np.int64)
-    overlap = (inc @ inc.T).tocoo()
-    keep = overlap.row < overlap.col
-    rows, cols, size = overlap.row[keep], overlap.col[keep], overlap.data[keep]
-    weight = (size.max(initial=0) + 1 - size).astype(float)  # spanning trees minimise
-    n = len(stacks)
-    tree = minimum_spanning_tree(coo_matrix((weight, (rows, cols)), shape=(n, n))).tocoo()
-    # roots: the largest stack of each group, so the biggest sets are generated once whole
-    group = component_labels(n, tree.row, tree.col)
-    by_size = np.argsort([-len(x) for x in stacks], kind="stable")
-    _, first = np.unique(group[by_size], return_index=True)
-    roots = by_size[np.sort(first)]
-    # one search from an extra node joined to every root: in a forest a node's parent is
-    # its neighbour towards the root, so this gives each tree the parents a search from its
-    # own root gives, in one call instead of one per tree (most trees are single stacks)
-    graph = coo_matrix(
-        (np.ones(len(tree.row) + len(roots)), (np.r_[tree.row, np.full(len(roots), n)], np.r_[tree.col, roots])),
-        shape=(n + 1, n + 1),
-    )
-    order, parent = breadth_first_order(graph, n, directed=False)
-    parent_all = np.full(n, -1, np.int64)
-    parent_all[order[1:]] = parent[order[1:]]
-    parent_all[roots] = -1
-    return order[1:], parent_all
+def _stack_tree(stacks: list[np.ndarray], n_faces: int) -> np.ndarray:
+    """Parents (-1 for roots) in a spanning forest of the stacks that keeps the largest
+    overlaps: a stack then only needs the subsets its parent lacks. Which forest it is
+    decides only how many subsets are listed twice, never which keys result."""
+    sizes = np.array([len(f) for f in stacks], np.int64)
+    flat = np.concatenate([*stacks, np.zeros(0, np.int64)]).astype(np.int64)
+    return _overlap_forest(flat, np.concatenate([[0], np.cumsum(sizes)]), max(n_faces, 1))
+
+
+@njit(cache=True, nogil=True)
+def _overlaps(flat, starts, face_ptr, stacks_of, s, eu, ev, ew, m, shared, touched):  # noqa: ANN001, ANN202, PLR0913
+    """Edges (stack, later stack, shared faces) from stack ``s`` on, written at ``m`` while
+    the arrays have room for a stack's worth; returns where it stopped and the count."""
+    n = len(starts) - 1
+    while s < n and m + (n - 1 - s) <= len(eu):
+        k = 0
+        for p in range(starts[s], starts[s + 1]):
+            f = flat[p]
+            for q in range(face_ptr[f], face_ptr[f + 1]):
+                t = stacks_of[q]
+                if t > s:
+                    if shared[t] == 0:
+                        touched[k] = t
+                        k += 1
+                    shared[t] += 1
+        for c in range(k):
+            t = touched[c]
+            eu[m], ev[m], ew[m] = s, t, shared[t]
+            m += 1
+            shared[t] = 0
+        s += 1
+    return s, m
+
+
+@njit(cache=True, nogil=True)
+def _overlap_forest(flat, starts, n_faces):  # noqa: ANN001, ANN202
+    """A maximum spanning forest of the stacks (``flat[starts[s]:starts[s + 1]]``) weighed
+    by shared faces (Kruskal, heaviest first), rooted at each tree's largest stack."""
+    n = len(starts) - 1
+    count = np.zeros(n_faces + 1, np.int64)
+    for f in flat:
+        count[f + 1] += 1
+    face_ptr = np.cumsum(count)
+    fill = face_ptr[:-1].copy()
+    stacks_of = np.empty(len(flat), np.int64)
+    for s in range(n):
+        for p in range(starts[s], starts[s + 1]):
+            stacks_of[fill[flat[p]]] = s
+            fill[flat[p]] += 1
+    # overlaps of each stack with the later ones sharing a face, into arrays grown between
+    # calls (growing them inside the loop would slow every step)
+    eu = np.empty(max(16, 2 * n), np.int64)
+    ev = np.empty(len(eu), np.int64)
+    ew = np.empty(len(eu), np.int64)
+    s, m = 0, 0
+    shared = np.zeros(n, np.int64)
+    touched = np.empty(n, np.int64)
+    while s < n:
+        s, m = _overlaps(flat, starts, face_ptr, stacks_of, s, eu, ev, ew, m, shared, touched)
+        if s < n:
+            eu = np.concatenate((eu, np.empty(len(eu), np.int64)))
+            ev = np.concatenate((ev, np.empty(len(ev), np.int64)))
+            ew = np.concatenate((ew, np.empty(len(ew), np.int64)))
+    uf = np.arange(n)
+    deg = np.zeros(n + 1, np.int64)
+    tu = np.empty(max(n - 1, 0), np.int64)
+    tv = np.empty(max(n - 1, 0), np.int64)
+    n_tree = 0
+    for e in np.argsort(-ew[:m], kind="mergesort"):
+        a, b = eu[e], ev[e]
+        while uf[a] != a:
+            uf[a] = uf[uf[a]]
+            a = uf[a]
+        while uf[b] != b:
+            uf[b] = uf[uf[b]]
+            b = uf[b]
+        if a != b:
+            uf[max(a, b)] = min(a, b)
+            tu[n_tree], tv[n_tree] = eu[e], ev[e]
+            deg[eu[e] + 1] += 1
+            deg[ev[e] + 1] += 1
+            n_tree += 1
+    adj_ptr = np.cumsum(deg)
+    fill = adj_ptr[:-1].copy()
+    adj = np.empty(2 * n_tree, np.int64)
+    for c in range(n_tree):
+        adj[fill[tu[c]]] = tv[c]
+        fill[tu[c]] += 1
+        adj[fill[tv[c]]] = tu[c]
+        fill[tv[c]] += 1
+    # roots: the largest stack of each tree (the first such), so the biggest sets are
+    # listed once whole; then each tree searched from its root
+    parent = np.full(n, -1, np.int64)
+    seen = np.zeros(n, np.bool_)
+    queue = np.empty(n, np.int64)
+    sizes = starts[1:] - starts[:-1]
+    for root in np.argsort(-sizes, kind="mergesort"):
+        if seen[root]:
+            continue
+        seen[root] = True
+        head, tail = 0, 1
+        queue[0] = root
+        while head < tail:
+            a = queue[head]
+            head += 1
+            for p in range(adj_ptr[a], adj_ptr[a + 1]):
+                b = adj[p]
+                if not seen[b]:
+                    seen[b] = True
+                    parent[b] = a
+                    queue[tail] = b
+                    tail += 1
+    return parent
 
 
 def maximal_stacks(cells: Cells, n_faces: int, incidence: csr_matrix | None = None) -> list[np.ndarray]:
@@ -318,7 +403,7 @@ def _cell_keys(
     if not kept:
         return np.zeros(0, np.int64)
     if parent is None or len(kept) != len(stacks):
-        parent = _stack_tree(kept, n_faces)[1]
+        parent = _stack_tree(kept, n_faces)
     stacks = kept
     # every stack's faces, flat; a face is new when its stack's parent lacks it
     sizes = np.array([len(f) for f in stacks], np.int64)
@@ -370,7 +455,7 @@ def build_problem(geometry: FoldedGeometry, cells: Cells) -> Problem:
     stacks = [f for f in maximal_stacks(cells, n_f, cover) if len(f) >= 2]
     # one spanning forest for the pairs and the triples: most designs have no stack of
     # exactly two faces, and then both read the same stacks
-    parent = _stack_tree(stacks, n_f)[1] if stacks else None
+    parent = _stack_tree(stacks, n_f) if stacks else None
     pairs = _key_digits(_cell_keys(stacks, 2, n_f, parent), 2, n_f)
 
     proto = Problem(n_f, pairs, (), (), (), np.zeros(0, np.int8))
@@ -585,10 +670,8 @@ def _edge_constraints(
     c1, c2 = cells.segment_cells[:, 0], cells.segment_cells[:, 1]
     segs = np.flatnonzero((c1 >= 0) & (c2 >= 0) & (counts > 0))
     if len(segs):
-        both = cover[c1[segs]].multiply(cover[c2[segs]]).tocsr()
-        both.sort_indices()
-        ts = segs[np.repeat(np.arange(len(segs)), np.diff(both.indptr))]
-        tf = both.indices.astype(np.int64)
+        row, tf = _shared_faces(cover.indptr, cover.indices, c1[segs], c2[segs])
+        ts = segs[row]
         n = counts[ts]
         entry = np.repeat(start[ts] - np.cumsum(n) + n, n) + np.arange(int(n.sum()))
         f = np.repeat(tf, n)
@@ -599,6 +682,33 @@ def _edge_constraints(
         tto.append(np.stack([a[taco], b[taco], f[taco]], axis=1))
         trt.append(np.stack([a[flat], b[flat], f[flat], f[flat]], axis=1))
     return tt, np.concatenate(tto), np.concatenate(trt)
+
+
+@njit(cache=True, nogil=True)
+def _shared_faces(indptr, indices, c1, c2):  # noqa: ANN001, ANN202
+    """The faces covering both cells ``c1[k]`` and ``c2[k]`` (rows of the sorted incidence
+    ``indptr``/``indices``): for each, its k, by k then face."""
+    total = 0
+    for k in range(len(c1)):
+        total += min(indptr[c1[k] + 1] - indptr[c1[k]], indptr[c2[k] + 1] - indptr[c2[k]])
+    row = np.empty(total, np.int64)
+    face = np.empty(total, np.int64)
+    at = 0
+    for k in range(len(c1)):
+        i, i_end = indptr[c1[k]], indptr[c1[k] + 1]
+        j, j_end = indptr[c2[k]], indptr[c2[k] + 1]
+        while i < i_end and j < j_end:
+            if indices[i] < indices[j]:
+                i += 1
+            elif indices[j] < indices[i]:
+                j += 1
+            else:
+                row[at] = k
+                face[at] = indices[i]
+                at += 1
+                i += 1
+                j += 1
+    return row[:at], face[:at]
 
 
 def _unique_rows(rows: np.ndarray) -> np.ndarray:

@@ -241,8 +241,13 @@ def points_near_segments(points, seg, eps):  # noqa: ANN001, ANN201
     members = np.empty(counts[-1], np.int64)
     for j in range(n_s):
         _enter(seg[j], j, x0, y0, h, nx, ny, margin, counts, members, fill)
-    pv = np.empty(16, np.int64)
-    ps = np.empty(16, np.int64)
+    # room for every candidate: arrays grown inside the loop would cost more than the loop
+    room = 0
+    for i in range(n_p):
+        cell = _cell(points[i, 1], y0, h, ny) * nx + _cell(points[i, 0], x0, h, nx)
+        room += counts[cell + 1] - counts[cell]
+    pv = np.empty(room, np.int64)
+    ps = np.empty(room, np.int64)
     k = 0
     for i in range(n_p):
         px, py = points[i, 0], points[i, 1]
@@ -250,9 +255,6 @@ def points_near_segments(points, seg, eps):  # noqa: ANN001, ANN201
         for at in range(counts[cell], counts[cell + 1]):
             j = members[at]
             if _geos_within(px, py, seg[j, 0, 0], seg[j, 0, 1], seg[j, 1, 0], seg[j, 1, 1], eps):
-                if k == len(pv):
-                    pv = np.concatenate((pv, np.empty(k, np.int64)))
-                    ps = np.concatenate((ps, np.empty(k, np.int64)))
                 pv[k] = i
                 ps[k] = j
                 k += 1
@@ -260,55 +262,63 @@ def points_near_segments(points, seg, eps):  # noqa: ANN001, ANN201
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _counting_order(key, n):  # noqa: ANN001, ANN202
+    """The stable order of ``key`` (values in range(n))."""
+    start = np.zeros(n + 1, np.int64)
+    for k in key:
+        start[k + 1] += 1
+    start = np.cumsum(start)
+    order = np.empty(len(key), np.int64)
+    for k in range(len(key)):
+        order[start[key[k]]] = k
+        start[key[k]] += 1
+    return order
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _sweep(lo, hi, order, pa, pb):  # noqa: ANN001, ANN202
+    """The pairs of boxes meeting, found along ``order`` (by lower x), as (lower id, higher
+    id) into ``pa``/``pb`` when they are long enough; returns how many there are. (Called
+    once to count and once to fill: growing the arrays inside the loop costs six times as
+    much.)"""
+    n = len(lo)
+    store = len(pa) > 0
+    found = 0
+    for p in range(n):
+        i = order[p]
+        for q in range(p + 1, n):
+            j = order[q]
+            if lo[j, 0] > hi[i, 0]:
+                break
+            if hi[j, 0] >= lo[i, 0] and lo[j, 1] <= hi[i, 1] and hi[j, 1] >= lo[i, 1]:
+                if store:
+                    pa[found] = min(i, j)
+                    pb[found] = max(i, j)
+                found += 1
+    return found
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def overlapping_boxes(lo, hi):  # noqa: ANN001, ANN201
     """Pairs (i, j), i < j, of boxes (``lo[k]``, ``hi[k]`` corners) whose closed extents
     meet, as GEOS's envelope test decides, ordered by i then j.
 
-    Boxes are entered in the cells of a uniform grid they cover; a pair is tested in each
-    cell both cover and reported only in the cell holding the lower corner of the boxes'
-    common part (the same cell function places it, so that cell is one of both boxes').
+    A sweep along x (each box against the boxes starting within its x-extent), then a
+    counting sort by j and one by i: folded states stack their boxes, so a grid would
+    visit each pair in many cells.
     """
     n = len(lo)
-    if n < 2:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    x0, y0 = lo[:, 0].min(), lo[:, 1].min()
-    extent = max(hi[:, 0].max() - x0, hi[:, 1].max() - y0)
-    if not extent > 0:
-        extent = 1.0
-    side = max(1, min(1024, int(math.sqrt(n))))
-    h = extent / side
-    nx = int((hi[:, 0].max() - x0) / h) + 2
-    ny = int((hi[:, 1].max() - y0) / h) + 2
-    counts = np.zeros(nx * ny + 1, np.int64)
-    for k in range(n):
-        for rr in range(_cell(lo[k, 1], y0, h, ny), _cell(hi[k, 1], y0, h, ny) + 1):
-            for cc in range(_cell(lo[k, 0], x0, h, nx), _cell(hi[k, 0], x0, h, nx) + 1):
-                counts[rr * nx + cc + 1] += 1
-    counts = np.cumsum(counts)
-    fill = counts[:-1].copy()
-    members = np.empty(counts[-1], np.int64)
-    for k in range(n):
-        for rr in range(_cell(lo[k, 1], y0, h, ny), _cell(hi[k, 1], y0, h, ny) + 1):
-            for cc in range(_cell(lo[k, 0], x0, h, nx), _cell(hi[k, 0], x0, h, nx) + 1):
-                members[fill[rr * nx + cc]] = k
-                fill[rr * nx + cc] += 1
-    cap = 16
-    keys = np.empty(cap, np.int64)
-    found = 0
-    for cell in range(nx * ny):
-        cy, cx = cell // nx, cell % nx
-        for p in range(counts[cell], counts[cell + 1]):
-            i = members[p]
-            for q in range(p + 1, counts[cell + 1]):
-                j = members[q]
-                if not (lo[j, 0] <= hi[i, 0] and hi[j, 0] >= lo[i, 0] and lo[j, 1] <= hi[i, 1] and hi[j, 1] >= lo[i, 1]):
-                    continue
-                if _cell(max(lo[i, 0], lo[j, 0]), x0, h, nx) != cx or _cell(max(lo[i, 1], lo[j, 1]), y0, h, ny) != cy:
-                    continue
-                if found == cap:
-                    keys = np.concatenate((keys, np.empty(cap, np.int64)))
-                    cap *= 2
-                keys[found] = min(i, j) * n + max(i, j)
-                found += 1
-    keys = np.sort(keys[:found])
-    return keys // n, keys % n
+    order = np.argsort(lo[:, 0])  # ties in any order: every pair is tested from one side
+    found = _sweep(lo, hi, order, np.empty(0, np.int64), np.empty(0, np.int64))
+    pa = np.empty(found, np.int64)
+    pb = np.empty(found, np.int64)
+    if found:
+        _sweep(lo, hi, order, pa, pb)
+    # by i then j: two stable counting sorts, by j and then by i
+    by_j = _counting_order(pb, n)
+    by_i = by_j[_counting_order(pa[by_j], n)]
+    out_i = np.empty(found, np.int64)
+    out_j = np.empty(found, np.int64)
+    for k in range(found):
+        out_i[k], out_j[k] = pa[by_i[k]], pb[by_i[k]]
+    return out_i, out_j

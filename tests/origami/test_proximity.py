@@ -11,6 +11,7 @@ from shredfold.origami.proximity import (
     first_equal_rows,
     overlapping_boxes,
     points_near_segments,
+    smallest_gap,
 )
 
 
@@ -133,3 +134,32 @@ def test_identical_and_zero_size_boxes_all_meet():
     lo = np.array([[0.5, 0.5]] * 4)
     i, j = overlapping_boxes(lo, lo.copy())
     assert list(zip(i.tolist(), j.tolist(), strict=True)) == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+
+
+def reference_gap(points: np.ndarray, t: float) -> float:
+    """What the pattern's tolerance read from cKDTree: each point's nearest neighbours
+    (itself included, at most 8), the first dropped, those above t."""
+    k = min(len(points), 8)
+    dist = np.asarray(cKDTree(points).query(points, k=k)[0]).reshape(len(points), -1)[:, 1:]
+    above = dist[dist > t]
+    return float(above.min()) if above.size else np.inf
+
+
+def test_a_point_with_eight_copies_sees_no_neighbour_but_its_neighbour_sees_it():
+    crowd = np.repeat([[0.0, 0.0]], 8, axis=0)
+    # the crowd's own lists hold only copies; the lone point's list reaches the crowd
+    assert smallest_gap(np.concatenate([crowd, [[3.0, 4.0]]]), 1e-9, 8) == 5.0
+    assert smallest_gap(np.concatenate([crowd, crowd + [3.0, 4.0]]), 1e-9, 8) == np.inf
+    assert smallest_gap(np.concatenate([crowd[:7], crowd[:7] + [3.0, 4.0]]), 1e-9, 8) == 5.0
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_smallest_gap_reads_what_cKDTree_lists(seed):
+    rng = np.random.default_rng(seed)
+    base = rng.random((40, 2)) * 10.0 ** rng.uniform(-6, 6)
+    points = np.repeat(base, rng.integers(1, 12, 40), axis=0)
+    points[::3] += rng.normal(0, 1e-12, points[::3].shape) * np.abs(points).max()
+    if seed % 2:
+        points[:, 0] = np.round(points[:, 0] * 4) / 4  # many points on one vertical
+    t = 64e-11 * np.ptp(points, axis=0).max()
+    assert smallest_gap(points, t, min(len(points), 8)) == reference_gap(points, t)

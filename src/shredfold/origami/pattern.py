@@ -8,10 +8,10 @@ from functools import cached_property
 
 import numpy as np
 import shapely
-from scipy.spatial import cKDTree
 
 from .arrangement import arrange, trace_faces
 from .fold_format import FoldFile, FoldFormatError, FoldFrame, frame_from_arrays
+from .proximity import smallest_gap
 
 # Merge priority when several input segments become one edge: the sheet's outline wins,
 # then folds, then flat creases.
@@ -189,9 +189,8 @@ def snap_tolerance(points: np.ndarray) -> float:
     points = np.asarray(points, float)
     size = float(np.max(points.max(axis=0) - points.min(axis=0))) or 1.0
     floor = size * _MIN_REL
-    dist, _ = cKDTree(points).query(points, k=min(len(points), 8))
-    dist = np.asarray(dist).reshape(len(points), -1)[:, 1:]
-    # duplicates that differ by float error are not features
-    distinct = dist[dist > floor * 64]
-    feature = float(distinct.min()) if distinct.size else size
+    # among each point's 8 nearest (itself and its copies included), the nearest further
+    # than 64 floors: duplicates that differ by float error are not features
+    gap = float(smallest_gap(np.ascontiguousarray(points), floor * 64, min(len(points), 8)))
+    feature = gap if np.isfinite(gap) else size
     return float(np.clip(feature * _FEATURE_FRACTION, floor, size * _MAX_REL))

@@ -322,3 +322,54 @@ def overlapping_boxes(lo, hi):  # noqa: ANN001, ANN201
     for k in range(found):
         out_i[k], out_j[k] = pa[by_i[k]], pb[by_i[k]]
     return out_i, out_j
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def smallest_gap(points, t, k):  # noqa: ANN001, ANN201
+    """The smallest distance above ``t`` between two points, one of which has fewer than
+    ``k`` points (itself and copies included) within ``t``; ``inf`` when there is none.
+
+    This is what ``cKDTree(points).query(points, k)`` reads when its distances above ``t``
+    are kept and the first column dropped: a point with fewer than k points within ``t``
+    lists every point up to its nearest beyond ``t``; one with k or more lists none beyond.
+    Distances are ``sqrt(dx*dx + dy*dy)`` as cKDTree computes them.
+    """
+    first = first_equal_rows(points.view(np.int64))
+    uniq = np.flatnonzero(first == np.arange(len(points)))
+    mult = np.zeros(len(points), np.int64)
+    for i in range(len(points)):
+        mult[first[i]] += 1
+    order = uniq[np.argsort(points[uniq, 0])]
+    m = len(order)
+    # points within t of each: copies, then neighbours along x on both sides
+    near = np.empty(m, np.int64)
+    for a in range(m):
+        p = order[a]
+        count = mult[p]
+        for step in (-1, 1):
+            b = a + step
+            while 0 <= b < m:
+                q = order[b]
+                dx = points[q, 0] - points[p, 0]
+                if abs(dx) > t:
+                    break
+                dy = points[q, 1] - points[p, 1]
+                if math.sqrt(dx * dx + dy * dy) <= t:
+                    count += mult[q]
+                b += step
+        near[a] = count
+    best = np.inf
+    for a in range(m):
+        p = order[a]
+        for b in range(a + 1, m):
+            q = order[b]
+            dx = points[q, 0] - points[p, 0]
+            if dx * dx >= best:
+                break
+            if near[a] >= k and near[b] >= k:
+                continue
+            dy = points[q, 1] - points[p, 1]
+            d2 = dx * dx + dy * dy
+            if d2 < best and math.sqrt(d2) > t:
+                best = d2
+    return math.sqrt(best)

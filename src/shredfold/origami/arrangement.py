@@ -102,7 +102,10 @@ def _arrange(segments: np.ndarray, eps: float, seed_points: np.ndarray | None) -
 
     seeds = np.zeros((0, 2)) if seed_points is None else np.asarray(seed_points, float)
     all_pts = np.concatenate([seeds, np.take(a, seg_ids, axis=0), np.take(b, seg_ids, axis=0), x])
-    vid, points = _cluster(all_pts, eps)
+    # one point per cluster, numbered by (and placed at) its first member, so seeds keep
+    # their ids
+    vid, first = cluster_points(all_pts, eps)
+    points = np.take(all_pts, first, axis=0)
 
     # every vertex within eps of a segment splits it there; so do the clusters that took a
     # segment's own end points and crossings, however far a chain of merges moved them
@@ -120,26 +123,6 @@ def _arrange(segments: np.ndarray, eps: float, seed_points: np.ndarray | None) -
         points, a, d, length, seg_ids[np.concatenate([ps, own_seg])], np.concatenate([pv, own_vid]), vid[:n_seeds]
     )
     return Arrangement(points=points, edges=edges, sources_indptr=indptr, sources=sources)
-
-
-def _by_segment(seg: np.ndarray, par: np.ndarray) -> np.ndarray:
-    """``np.lexsort((par, seg))`` in two stable passes, the second on 16-bit keys where
-    the segment ids fit (numpy sorts those by radix, in linear time)."""
-    order = np.argsort(par, kind="stable")
-    key = seg[order]
-    if len(key) and key.min() >= 0 and key.max() < 2**16:
-        key = key.astype(np.uint16)
-    return order[np.argsort(key, kind="stable")]
-
-
-def _cluster(points: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
-    """Union points closer than eps; a cluster takes the coordinates of its first member.
-
-    Folded states stack hundreds of copies of a point, so copies are first collapsed on a
-    grid of pitch eps; grid representatives within 2 eps are then joined.
-    """
-    vid, first = cluster_points(points, eps)
-    return vid, np.take(points, first, axis=0)
 
 
 @njit(cache=True, nogil=True)

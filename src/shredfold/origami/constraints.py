@@ -20,6 +20,7 @@ from scipy.sparse import csr_matrix
 from .cells import Cells
 from .folded import FoldedGeometry
 from .graph import component_labels
+from .proximity import find_root
 
 TACO_TACO, TACO_TORTILLA, TORTILLA_TORTILLA, TRANSITIVITY = range(4)
 NAMES = ("taco-taco", "taco-tortilla", "tortilla-tortilla", "transitivity")
@@ -282,13 +283,7 @@ def _overlap_forest(flat, starts, n_faces):  # noqa: ANN001, ANN202
     tv = np.empty(max(n - 1, 0), np.int64)
     n_tree = 0
     for e in np.argsort(-ew[:m], kind="mergesort"):
-        a, b = eu[e], ev[e]
-        while uf[a] != a:
-            uf[a] = uf[uf[a]]
-            a = uf[a]
-        while uf[b] != b:
-            uf[b] = uf[uf[b]]
-            b = uf[b]
+        a, b = find_root(uf, eu[e]), find_root(uf, ev[e])
         if a != b:
             uf[max(a, b)] = min(a, b)
             tu[n_tree], tv[n_tree] = eu[e], ev[e]

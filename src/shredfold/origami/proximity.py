@@ -67,7 +67,8 @@ def first_equal_rows(keys):  # noqa: ANN001, ANN201
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _find(parent, i):  # noqa: ANN001, ANN202
+def find_root(parent, i):  # noqa: ANN001, ANN201
+    """The root of ``i`` in the union-find forest ``parent``, compressing the path."""
     root = i
     while parent[root] != root:
         root = parent[root]
@@ -125,7 +126,7 @@ def cluster_points(points, eps):  # noqa: ANN001, ANN201
                     d0 = pg[0] - ph[0]
                     d1 = pg[1] - ph[1]
                     if d0 * d0 + d1 * d1 <= bound:
-                        a, b = _find(parent, g), _find(parent, order[at])
+                        a, b = find_root(parent, g), find_root(parent, order[at])
                         if a != b:
                             parent[max(a, b)] = min(a, b)
                 at += 1
@@ -136,7 +137,7 @@ def cluster_points(points, eps):  # noqa: ANN001, ANN201
     firsts = np.empty(n, np.int64)
     n_clusters = 0
     for i in range(n):
-        root = _find(parent, rep_of[first[i]])
+        root = find_root(parent, rep_of[first[i]])
         if cluster_of_root[root] < 0:
             cluster_of_root[root] = n_clusters
             firsts[n_clusters] = i

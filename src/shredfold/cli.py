@@ -1,5 +1,5 @@
-"""``shredfold …`` commands: plan, show, release, verify, report, designs, schema, serve, and the jobs
-Snakemake runs.
+"""``shredfold …`` commands: plan, show, release, verify, report, designs, weights, clip, schema,
+serve, and the jobs Snakemake runs.
 
 Every failure a user can cause (a wrong spec, a missing key, a corrupt store object, a busy
 port) ends in one line naming the cause and exit status 2 (1 for a failed verification).
@@ -214,6 +214,75 @@ def cmd_designs_fetch(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------- weights and clip
+
+
+def cmd_weights_fetch(args: argparse.Namespace) -> int:
+    from shredfold.download import FetchError
+    from shredfold.metrics.clip_weights import fetch_weights, pin_for
+
+    try:
+        pin = pin_for(args.model, args.pretrained)
+        got = fetch_weights(pin, args.url, Path(args.to) if args.to else None)
+    except FetchError as exc:
+        raise UserError(str(exc)) from None
+    print(got.line())
+    where = f", cache_dir: {args.to}" if args.to else ""
+    print(f"SS reads it when a spec names  origami: {{clip: {{model: {pin.model}, pretrained: {pin.pretrained}{where}}}}}")
+    return 0
+
+
+def cmd_clip_finetune(args: argparse.Namespace) -> int:
+    import time
+
+    from shredfold.metrics.clip_finetune import (
+        FinetuneError,
+        Hyper,
+        check_target,
+        finetune,
+        load_base,
+    )
+    from shredfold.origami_bench.clip_images import design_pictures
+    from shredfold.resolve import load_spec
+
+    t0 = time.perf_counter()
+    spec = load_spec(args.spec)
+    ob = spec.spec.origami
+    if ob is None:
+        raise UserError(f"{args.spec}: the spec has no origami section (no designs to draw)")
+    base: Any = ob.clip
+    if args.model or args.pretrained or args.checkpoint:
+        base = ob.clip.model_copy(update={
+            "model": args.model or ob.clip.model,
+            "pretrained": args.pretrained,
+            "checkpoint": Path(args.checkpoint) if args.checkpoint else None,
+        })  # fmt: skip
+    results = Path(args.results)
+    hyper = Hyper(
+        steps=args.steps, batch_size=args.batch_size, lr=args.lr, weight_decay=args.weight_decay,
+        seed=args.seed, caption=args.caption, symmetries=not args.no_symmetries,
+    )  # fmt: skip
+    try:
+        hyper.check()
+        check_target(Path(args.out), args.force)  # before the work, as finetune checks again after it
+        clip = load_base(base)
+        pictures = design_pictures(ob, spec.spec.seed, _store(results) if (results / "store").is_dir() else None, print)
+        recipe = finetune(base, pictures, hyper, Path(args.out), force=args.force, progress=print, loaded=clip)
+    except FileNotFoundError as exc:  # a design source not there (Flat-Folder's not fetched)
+        raise UserError(f"{args.spec}: origami.designs: {exc}") from None
+    except (FinetuneError, ValueError) as exc:
+        raise UserError(str(exc)) from None
+    t = recipe["training"]
+    print(
+        f"{args.out}: {recipe['weights']['file']} SHA-256 {recipe['weights']['sha256']} "
+        f"({recipe['data']['pictures']} pictures, {len(recipe['data']['categories'])} categories, "
+        f"{len(t['loss'])} steps: loss over the pictures {t['set_loss_before']:.4f} → {t['set_loss_after']:.4f}, category accuracy "
+        f"{t['category_accuracy_before']:.3f} → {t['category_accuracy_after']:.3f}; {time.perf_counter() - t0:.0f} s)"
+    )
+    print(f"SS uses it when a spec names  origami: {{clip: {{checkpoint: {args.out}}}}}")
+    return 0
+
+
 # ---------------------------------------------------------------- schema
 
 
@@ -306,6 +375,12 @@ def cmd_job(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     except StalePlanError as exc:
         raise UserError(str(exc)) from None
+    except ValueError as exc:
+        from shredfold.metrics.clip import ClipWeightsError
+
+        if isinstance(exc, ClipWeightsError):  # SS's weights are not what they claim
+            raise UserError(str(exc)) from None
+        raise
     return 0
 
 
@@ -423,6 +498,41 @@ def build_parser() -> argparse.ArgumentParser:
     dp.add_argument("--allow-partial", action="store_true",
                     help="keep an archive's designs when some are missing or a later upstream revision (all named)")
     dp.set_defaults(func=cmd_designs_fetch)
+
+    sp = sub.add_parser("weights", help="model weights the metrics read (SS's CLIP)")
+    wsub = sp.add_subparsers(dest="weights_command", required=True)
+    wp = wsub.add_parser("fetch", help="download pinned open_clip weights for SS, checked by SHA-256")
+    wp.add_argument("what", choices=["clip"])
+    wp.add_argument("--model", default="ViT-B-32", help="open_clip model config (default ViT-B-32)")
+    wp.add_argument("--pretrained", default="openai", help="open_clip pretrained tag (default openai)")
+    wp.add_argument("--url", help="where to download from (https://, file://; default the Hugging Face hub "
+                    "file open_clip downloads, at the pinned revision); checked against the pin all the same")
+    wp.add_argument("--to", help="cache folder to write under (default $SHREDFOLD_CACHE/clip, the cache "
+                    "defaulting to ~/.cache/shredfold); a spec names another with origami.clip.cache_dir")
+    wp.set_defaults(func=cmd_weights_fetch)
+
+    sp = sub.add_parser("clip", help="SS's CLIP model")
+    csub = sp.add_subparsers(dest="clip_command", required=True)
+    cp = csub.add_parser(
+        "finetune", help="fine-tune an open_clip model on the spec's designs, folded and drawn, "
+        "captioned by category (contrastive); writes weights, config and recipe to a folder",
+    )  # fmt: skip
+    cp.add_argument("spec", help="the spec whose origami designs to draw (built-in, procedural, Flat-Folder, folder)")
+    cp.add_argument("--out", required=True, help="a new folder (or an earlier fine-tune's, with --force)")
+    cp.add_argument("--model", help="base model (default the spec's origami.clip.model)")
+    cp.add_argument("--pretrained", help="base pretrained tag (default the spec's origami.clip)")
+    cp.add_argument("--checkpoint", help="base checkpoint file or fine-tuned folder (default the spec's origami.clip)")
+    cp.add_argument("--steps", type=int, default=200)
+    cp.add_argument("--batch-size", type=int, default=32)
+    cp.add_argument("--lr", type=float, default=1e-5)
+    cp.add_argument("--weight-decay", type=float, default=0.1)
+    cp.add_argument("--seed", type=int, default=0)
+    cp.add_argument("--caption", default="origami: {category}", help="caption template (default %(default)r)")
+    cp.add_argument("--no-symmetries", action="store_true",
+                    help="show each picture only as drawn (default: in any of the square's 8 symmetries)")
+    cp.add_argument("--force", action="store_true", help="replace an earlier fine-tune at --out")
+    cp.add_argument("--results", default=str(RESULTS), help="read pictures the pipeline made from this results folder")
+    cp.set_defaults(func=cmd_clip_finetune)
 
     sp = sub.add_parser("schema", help="write (or --check) the JSON Schemas in schemas/")
     sp.add_argument("--dir", default="schemas")

@@ -324,15 +324,31 @@ class TierThresholds(_Strict):
 
 
 class ClipSettings(_Strict):
-    """SS (CLIP image similarity) weights: a local checkpoint, or a pretrained tag that
-    open_clip finds in its cache. Never downloaded during a run; absent → SS left empty."""
+    """SS (CLIP image similarity) weights: a pretrained tag fetched beforehand (`shredfold
+    weights fetch clip`), a local checkpoint, or a folder `shredfold clip finetune` wrote.
+    Never downloaded during a run; absent → SS left empty."""
 
-    model: str = Field(default="ViT-B-32", description="open_clip model config name.")
-    checkpoint: Path | None = Field(default=None, description="Local state-dict / open_clip checkpoint.")
-    pretrained: str | None = Field(
-        default=None, description="open_clip pretrained tag, used only if already cached."
+    model: str = Field(
+        default="ViT-B-32",
+        description="open_clip model config name, or a JSON model config file (its stem is the "
+        "name). Not used for a fine-tuned folder, which carries its own.",
     )
-    cache_dir: Path | None = None
+    checkpoint: Path | None = Field(
+        default=None,
+        description="A local state-dict / open_clip checkpoint file, or a folder written by "
+        "`shredfold clip finetune` (checked against its recipe's SHA-256).",
+    )
+    pretrained: str | None = Field(
+        default=None,
+        description="open_clip pretrained tag: a pinned one is read from the cache `shredfold "
+        "weights fetch clip` writes (its bytes checked against the pin); another only if open_clip "
+        "already has its file.",
+    )
+    cache_dir: Path | None = Field(
+        default=None,
+        description="The folder `shredfold weights fetch clip --to` wrote under (default "
+        "$SHREDFOLD_CACHE/clip).",
+    )
 
 
 class OrigamiBenchSpec(_Strict):

@@ -25,7 +25,8 @@ LAYOUT = Layout(
     name="{model}/origami/{task}/{tier}",
 )
 RUN_STAGE = Stage("origami_run", 1)
-SCORE_STAGE = Stage("origami_score", 2)  # 2: rows carry their task (no ShredBench columns)
+# 2: rows carry their task (no ShredBench columns); 3: ss_weights names SS's weights
+SCORE_STAGE = Stage("origami_score", 3)
 SET_STAGE = Stage("origami_set", 1)
 BREAKDOWN_FILE = "breakdown_origami.csv"
 BREAKDOWN_KEYS = ("task", "tier", "category")
@@ -49,6 +50,7 @@ class OrigamiRow(Row):
     qe: float | None = None
     gs: float | None = None
     ss: float | None = None
+    ss_weights: str | None = None  # the CLIP weights SS used, by the SHA-256 of their bytes
     steps: int | None = None
     invalid: int | None = None
     turns: int | None = None

@@ -6,7 +6,8 @@ turn, within ``step_limit`` turns.
 - ask: an episode of requests per target, each turn cached (the history is in the request,
   so an episode replays exactly); the finished episode is stored by key;
 - score: QE (share of accepted, outline-changing actions), GS (silhouette IoU after the
-  best of the square's symmetries), SS (CLIP similarity, when weights are configured).
+  best of the square's symmetries), SS (CLIP similarity, when weights are configured, with
+  ``ss_weights`` naming them by hash).
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ class OrigamiFullstepTask(common.OrigamiTask):
         f"round(avg(qe), {D}) AS qe",
         f"round(avg(gs), {D}) AS gs",
         f"round(avg(ss), {D}) AS ss",
+        "min(ss_weights) AS ss_weights",
         f"round(avg(steps), {D}) AS steps",
         f"round(sum(invalid) / nullif(sum(turns), 0), {D}) AS invalid_rate",
     )
@@ -178,6 +180,7 @@ class OrigamiFullstepTask(common.OrigamiTask):
         if clip is not None:
             target_png = job.store.read_bytes(TARGET_STAGE, ikey, "target.png")
             out["ss"] = round(clip.similarity(episode.read_bytes("final.png"), target_png), 6)
+            out["ss_weights"] = clip.label
         out.update(common.accounting([t["meta"] for t in turns]), response=q["episode"])
         return out
 
@@ -200,6 +203,7 @@ class OrigamiFullstepTask(common.OrigamiTask):
                 for t in TIERS
             ]
         cols += [
+            f"min(ss_weights) FILTER (WHERE {full}) AS origami_ss_weights",
             f"round(avg(steps) FILTER (WHERE {full}), {D}) AS origami_steps",
             f"round(sum(invalid) FILTER (WHERE {full}) / "
             f"nullif(sum(turns) FILTER (WHERE {full}), 0), {D}) AS origami_invalid_rate",

@@ -7,6 +7,9 @@ A release (under the folder :data:`ROOT`) holds::
     spec/<spec>.yaml         the spec as written, and spec/resolved.json (models resolved)
     spec/models/<id>.yaml    every model file the spec used (API keys never: only the
                              name of the variable that holds one)
+    clip/…                   SS's weights where they are local files: a folder `shredfold
+                             clip finetune` wrote, or a checkpoint and its JSON model config
+                             (pinned pretrained weights are public and named by hash: not carried)
     plan.json                the plan: item sets, items, cells and their content keys
     cells/…                  every cell's query manifest (.json) and cell table (.parquet)
     store/<stage>/…          each object that scoring reads (the ground truth of every item,
@@ -44,7 +47,7 @@ import tarfile
 import tempfile
 import uuid
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -70,6 +73,7 @@ TABLES = "tables"
 CELLS = "cells"
 STORE = "store"
 SPEC = "spec"
+CLIP = "clip"
 # Fixed tar metadata: the archive's bytes depend on the files alone.
 _MTIME = 0
 _FILE_MODE = 0o644
@@ -282,6 +286,46 @@ def model_files(plan: Plan) -> dict[str, Path]:
     return out
 
 
+def clip_files(plan: Plan) -> dict[str, Path]:
+    """SS's weights where the spec names local files, so that ``verify`` re-scores SS from
+    the release alone."""
+    from shredfold.metrics.clip_weights import CONFIG, RECIPE, WEIGHTS, is_finetuned
+
+    ob = plan.spec.spec.origami
+    if ob is None:
+        return {}
+    out: dict[str, Path] = {}
+    ck = ob.clip.checkpoint
+    if ck is not None and is_finetuned(Path(ck)):
+        out.update({f"{CLIP}/{Path(ck).name}/{n}": Path(ck) / n for n in (CONFIG, WEIGHTS, RECIPE)})
+    elif ck is not None and Path(ck).is_file():
+        out[f"{CLIP}/{Path(ck).name}"] = Path(ck)
+    model = Path(ob.clip.model)
+    if model.suffix == ".json" and model.is_file():
+        out[f"{CLIP}/{model.name}"] = model
+    return out
+
+
+def with_carried_clip(plan: Plan, root: Path) -> Plan:
+    """``plan`` with SS's weights read from the release at ``root`` where it carries them
+    (the paths it recorded are the releasing machine's)."""
+    ob = plan.spec.spec.origami
+    if ob is None or not (root / CLIP).is_dir():
+        return plan
+    update: dict[str, Any] = {}
+    ck = ob.clip.checkpoint
+    if ck is not None and (root / CLIP / Path(ck).name).exists():
+        update["checkpoint"] = root / CLIP / Path(ck).name
+    model = Path(ob.clip.model)
+    if model.suffix == ".json" and (root / CLIP / model.name).is_file():
+        update["model"] = str(root / CLIP / model.name)
+    if not update:
+        return plan
+    origami = ob.model_copy(update={"clip": ob.clip.model_copy(update=update)})
+    spec = plan.spec.model_copy(update={"spec": plan.spec.spec.model_copy(update={"origami": origami})})
+    return replace(plan, spec=spec)
+
+
 _USERINFO = re.compile(r"://[^/@\s]*:[^/@\s]*@")
 
 
@@ -367,6 +411,8 @@ def collect(plan: Plan, workdir: Path, *, with_samples: bool = False) -> Content
     out.add_file(f"{SPEC}/{spec_path.name}", spec_path)
     out.add_bytes(f"{SPEC}/resolved.json", _json_bytes(plan.spec.model_dump(mode="json")))
     for rel, path in model_files(plan).items():
+        out.add_file(rel, path)
+    for rel, path in clip_files(plan).items():
         out.add_file(rel, path)
     out.add_bytes(PLAN, canonical_json(plan_document(plan)))
     out.add_bytes(ENVIRONMENT, _json_bytes(environment(plan)))

@@ -343,7 +343,7 @@ def verify(path: str | Path) -> Report:
         check_hashes(root, report)
         try:
             info = json.loads((root / rel.INFO).read_text(encoding="utf-8"))
-            plan = load_plan(root / rel.PLAN)
+            plan = rel.with_carried_clip(load_plan(root / rel.PLAN), root)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             report.add(rel.PLAN, "-", "-", "a readable release.json and plan.json", f"{type(exc).__name__}: {str(exc)[:200]}")
             return report

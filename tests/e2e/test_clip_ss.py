@@ -39,7 +39,7 @@ def test_an_ss_column_from_a_fine_tuned_tiny_model_through_snakemake_and_a_relea
 
     from shredfold.metrics.clip import load_clip
     from shredfold.spec import ClipSettings
-    from shredfold.store import Store
+    from shredfold.store import Store, sha256_bytes
 
     work = tmp_path / "work"
     work.mkdir()
@@ -78,6 +78,19 @@ def test_an_ss_column_from_a_fine_tuned_tiny_model_through_snakemake_and_a_relea
             assert r["ss_weights"] == label
             scored += 1
     assert scored == 4
+
+    # the pictures fine-tuning trains on are the targets SS compares with: read from the store
+    # where the run made them, drawn alike where it did not
+    from shredfold.origami_bench.clip_images import design_pictures
+    from shredfold.resolve import load_spec
+
+    said: list[str] = []
+    ob = load_spec(spec).spec.origami
+    from_store = design_pictures(ob, 4, store, said.append)
+    assert said[-1] == "pictures: 15/15 designs (4 from the store)"
+    assert [(p.key, p.png) for p in from_store] == [(p.key, p.png) for p in design_pictures(ob, 4)]
+    recipe = json.loads((tuned / cw.RECIPE).read_text())
+    assert [i["sha256"] for i in recipe["data"]["items"]] == [sha256_bytes(p.png) for p in from_store]
 
     # a release carries the weights; verify re-scores SS with them once the original is gone
     release = tmp_path / "release"

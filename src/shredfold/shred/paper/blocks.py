@@ -24,7 +24,7 @@ from shredfold.shred.paper.css import (
 )
 from shredfold.shred.paper.inline import Item, Line, Placed, intrinsic_widths, layout_lines
 from shredfold.shred.paper.markup import Node
-from shredfold.shred.paper.shaping import primary_role, resolve, shape
+from shredfold.shred.paper.shaping import face, primary_role, resolve, shape
 from shredfold.shred.paper.table import BORDER, Cell, layout_table
 
 
@@ -38,6 +38,7 @@ class Rect:
     radius: float = 0.0
     round_left: bool = True
     round_right: bool = True
+    shape: str = "rect"  # or "disc", "circle" (list bullets)
 
 
 @dataclass
@@ -100,7 +101,7 @@ class _Builder:
                 _inline_items(child, font, group)
                 continue
             if group:
-                lines = layout_lines(group, font, left, width, y + pending)
+                lines = layout_lines(group, font, left, width, css.layout_unit(y + pending))
                 group = []
                 if lines:
                     self._add_lines(lines)
@@ -125,7 +126,7 @@ class _Builder:
         bottom_edge = pad_b + (box.border_bottom[0] if box.border_bottom else 0.0)
         inner_left = left + box.margin_left + pad_l
         inner_width = width - box.margin_left - box.margin_right - pad_l - pad_r
-        pending = max(pending, box.margin_top)
+        pending = max(pending, css.layout_unit(box.margin_top))
         first_line = len(self.out.lines)
         if top_edge > 0:
             top = css.layout_unit(y + pending)
@@ -148,8 +149,8 @@ class _Builder:
         if bottom_edge > 0 or top_edge > 0 or box.background is not None:
             bottom = css.layout_unit(y_in + pend_in) + bottom_edge
             self._decorate(box, left + box.margin_left, top, left + width - box.margin_right, bottom)
-            return bottom, box.margin_bottom
-        return y_in, max(pend_in, box.margin_bottom)
+            return bottom, css.layout_unit(box.margin_bottom)
+        return y_in, max(pend_in, css.layout_unit(box.margin_bottom))
 
     def _decorate(self, box: Box, x0: float, y0: float, x1: float, y1: float) -> None:
         if box.background is not None:
@@ -178,14 +179,28 @@ class _Builder:
                 first = len(self.out.lines)
                 y, pending = self.block(child, font, left, width, y, pending, depth)
                 if len(self.out.lines) > first:
-                    marker = f"{number}. " if ordered else _BULLETS[min(depth, len(_BULLETS)) - 1] + " "
-                    self._marker(self.out.lines[first].line, marker, font, left)
+                    line = self.out.lines[first].line
+                    if ordered:
+                        self._marker(line, f"{number}. ", font, left)
+                    else:
+                        self._bullet(line, font, left, depth)
                 number += 1
             else:
                 kids.append(child)
         if kids:
             y, pending = self.flow(kids, font, left, width, y, pending, depth)
         return y, pending
+
+    def _bullet(self, line: Line, font: Font, left: float, depth: int) -> None:
+        """An outside bullet, which Chrome draws as a shape, not a glyph: a disc, then a
+        circle, then a square, two thirds of the ascent across (halved, rounded up), as
+        measured on its screenshots."""
+        ascent = face(primary_role(font)).metrics(font.size)[0]
+        side = (ascent * 2 // 3 + 1) // 2
+        x0 = left - side - BULLET_GAP
+        y0 = line.baseline - ascent + 3 * (ascent - ascent * 2 // 3) // 2
+        kind = ("disc", "circle", "rect")[min(depth, 3) - 1]
+        self.out.rects.append(Rect(x0, y0, x0 + side, y0 + side, font.colour, shape=kind))
 
     def _marker(self, line: Line, text: str, font: Font, left: float) -> None:
         """An outside list marker: its text ends where the item's content starts."""
@@ -244,7 +259,7 @@ class _Builder:
         return bottom, box.margin_bottom
 
 
-_BULLETS = ("\u2022", "\u25e6", "\u25aa")  # disc, circle, square
+BULLET_GAP = 15.0  # between a bullet and its item's text (measured)
 
 
 def layout_body(body: Node) -> Layout:

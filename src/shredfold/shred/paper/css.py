@@ -39,7 +39,8 @@ CELL_PADDING = 12.0
 CELL_BORDER: Colour = (0x99, 0x99, 0x99)
 HEADER_BACKGROUND: Colour = (0xEE, 0xEE, 0xEE)
 LIST_INDENT = 40.0
-HR_COLOUR: Colour = (0x80, 0x80, 0x80)  # the UA's 1 px inset border: grey on both edges here
+HR_TOP: Colour = (0x9A, 0x9A, 0x9A)  # the UA's 1 px inset border: dark above, light below
+HR_BOTTOM: Colour = (0xEE, 0xEE, 0xEE)
 
 Family = Literal["serif", "mono"]
 Align = Literal["start", "center", "justify"]
@@ -142,7 +143,7 @@ def block_style(tag: str, parent: Font, nested_list: bool = False) -> tuple[Box,
     if tag == "dd":
         return Box(margin_left=40.0), parent
     if tag == "hr":
-        return Box(margin_top=0.5 * em, margin_bottom=0.5 * em, border_top=(1.0, HR_COLOUR), border_bottom=(1.0, HR_COLOUR)), parent
+        return Box(margin_top=0.5 * em, margin_bottom=0.5 * em, border_top=(1.0, HR_TOP), border_bottom=(1.0, HR_BOTTOM)), parent
     if tag == "center":
         return Box(), parent.but(align="center")
     if tag == "address":
@@ -165,3 +166,37 @@ def inline_font(tag: str, parent: Font) -> Font:
     if tag in ("big",):
         return parent.but(size=parent.size * 1.2)
     return parent
+
+
+def _hex(c: Colour) -> str:
+    return "#" + "".join(f"{v:02x}" for v in c)
+
+
+def stylesheet() -> str:
+    """The authors' stylesheet as CSS, from the values above: what a browser needs to set a
+    page the way :mod:`shredfold.shred.paper` does (the browser check in the tests uses it)."""
+    h1 = _HEADINGS["h1"]
+    h2 = _HEADINGS["h2"]
+    h3 = _HEADINGS["h3"]
+    assert h1[4] is not None and h2[4] is not None
+    return f"""
+body {{ width: {PAGE_WIDTH}px; margin: 0; padding: {PADDING}px; box-sizing: border-box;
+  background-color: {_hex(PAPER)}; font-family: 'Times New Roman', 'SimSun', serif;
+  color: {_hex(INK)}; font-size: {FONT_SIZE:g}px; line-height: {LINE_HEIGHT:g}; }}
+h1 {{ font-size: {h1[0]:g}em; border-bottom: {h1[4][0]:g}px solid {_hex(h1[4][1])};
+  padding-bottom: {h1[3]:g}px; margin-bottom: {h1[2]:g}px; text-align: center; }}
+h2 {{ font-size: {h2[0]:g}em; border-bottom: {h2[4][0]:g}px solid {_hex(h2[4][1])};
+  margin-top: {h2[1]:g}px; padding-bottom: {h2[3]:g}px; }}
+h3 {{ font-size: {h3[0]:g}em; font-weight: bold; margin-top: {h3[1]:g}px; }}
+p {{ margin-bottom: 20px; text-align: justify; }}
+ul, ol {{ padding-left: {LIST_INDENT:g}px; margin-bottom: 20px; }}
+li {{ margin-bottom: 10px; }}
+pre {{ background: {_hex(PRE_BACKGROUND)}; padding: {PRE_PADDING:g}px; border-radius: {PRE_RADIUS:g}px;
+  overflow-x: auto; font-family: monospace; }}
+code {{ background: {_hex(CODE_BACKGROUND)}; padding: {CODE_PADDING[0]:g}px {CODE_PADDING[1]:g}px;
+  border-radius: {CODE_RADIUS:g}px; font-family: monospace; }}
+img {{ max-width: 90%; display: block; margin: 30px auto; }}
+table {{ border-collapse: collapse; width: 100%; margin: {TABLE_MARGIN:g}px 0; }}
+th, td {{ border: 1px solid {_hex(CELL_BORDER)}; padding: {CELL_PADDING:g}px; text-align: left; }}
+th {{ background-color: {_hex(HEADER_BACKGROUND)}; font-weight: bold; }}
+"""

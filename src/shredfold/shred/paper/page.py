@@ -10,6 +10,7 @@ what a line shows right of a code block's edge is cut off there, as Chrome clips
 from __future__ import annotations
 
 import functools
+import math
 
 from shredfold.corpus.document import Document
 from shredfold.shred.page import Page, Run
@@ -23,7 +24,7 @@ from shredfold.tables import table_text
 def _layout(text: str, domain: str) -> tuple[Layout, tuple[int, int]]:
     doc = Document(doc_id="-", domain=domain, text=text)  # type: ignore[arg-type]
     layout = layout_body(document_tree(doc))
-    scroll_height = round(layout.bottom)
+    scroll_height = math.floor(layout.bottom + 0.5)  # Chrome rounds halves up
     height = max(scroll_height, css.MIN_HEIGHT) + css.EXTRA_HEIGHT - css.WINDOW_FRAME
     return layout, (css.PAGE_WIDTH, height)
 

@@ -27,16 +27,33 @@ def _snap(v: float) -> int:
     return int(v + 0.5) if v >= 0 else -int(-v + 0.5)
 
 
-def _rect(draw: ImageDraw.ImageDraw, r: Rect) -> None:
+def _rect(image: Image.Image, draw: ImageDraw.ImageDraw, r: Rect) -> None:
     x0, y0, x1, y1 = _snap(r.x0), _snap(r.y0), _snap(r.x1), _snap(r.y1)
     if x1 <= x0 or y1 <= y0:
         return
     box = (x0, y0, x1 - 1, y1 - 1)
-    if r.radius > 0:
+    if r.shape != "rect":
+        _round_shape(image, r, box)
+    elif r.radius > 0:
         corners = (r.round_left, r.round_right, r.round_right, r.round_left)
         draw.rounded_rectangle(box, radius=r.radius, fill=r.colour, corners=corners)
     else:
         draw.rectangle(box, fill=r.colour)
+
+
+def _round_shape(image: Image.Image, r: Rect, box: tuple[int, int, int, int]) -> None:
+    """A disc or a 1 px circle, drawn at 4x and scaled down (Chrome antialiases them)."""
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0 + 1, y1 - y0 + 1
+    k = 4
+    mask = Image.new("L", (w * k, h * k), 0)
+    shape = ImageDraw.Draw(mask)
+    if r.shape == "disc":
+        shape.ellipse((0, 0, w * k - 1, h * k - 1), fill=255)
+    else:
+        shape.ellipse((0, 0, w * k - 1, h * k - 1), outline=255, width=k)
+    mask = mask.resize((w, h), Image.Resampling.BOX)
+    image.paste(r.colour, (x0, y0, x0 + w, y0 + h), mask)
 
 
 def synthetic_bold_stroke(size: float) -> float:
@@ -77,9 +94,9 @@ def paint(layout: Layout, width: int, height: int) -> Image.Image:
     image = Image.new("RGB", (width, height), PAPER)
     draw = ImageDraw.Draw(image)
     for r in layout.rects:
-        _rect(draw, r)
+        _rect(image, draw, r)
     for r in layout.inline_rects:
-        _rect(draw, r)
+        _rect(image, draw, r)
     for tl in layout.lines:
         line = tl.line
         for c in line.chars:
@@ -91,5 +108,5 @@ def paint(layout: Layout, width: int, height: int) -> Image.Image:
                 upem = face(c.role).upem
                 y = _snap(line.baseline + pos * c.size / upem)
                 t = max(1, _snap(thick * c.size / upem))
-                _rect(draw, Rect(c.x, y, c.x + c.width, y + t, c.colour))
+                _rect(image, draw, Rect(c.x, y, c.x + c.width, y + t, c.colour))
     return image

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from shredfold.shred.paper.css import CELL_PADDING, layout_unit
+from shredfold.shred.paper.css import CELL_PADDING
 from shredfold.shred.paper.markup import Node
 
 BORDER = 1.0  # every cell's border; collapsed, half of it lies on each side of a grid line
@@ -85,11 +85,61 @@ def grid_cells(table: Node) -> tuple[list[Cell], int, int]:
     return cells, len(rows), ncols
 
 
-def _distribute(extra: float, weights: list[float]) -> list[float]:
-    total = sum(weights)
-    if total <= 0:
-        return [extra / len(weights)] * len(weights)
-    return [extra * w / total for w in weights]
+def _units(v: float) -> int:
+    """``v`` in Chrome's 1/64 px, rounded up (content widths) ..."""
+    return -int(-v * 64 // 1)
+
+
+def _muldiv(a: int, b: int, c: int) -> int:
+    """``a * b / c`` rounded toward zero, as Chrome's fixed-point ``MulDiv``."""
+    q = abs(a * b) // abs(c)
+    return q if (a * b >= 0) == (c > 0) else -q
+
+
+def distribute(target: int, lo: list[int], hi: list[int]) -> list[int]:
+    """Chrome's width distribution over auto columns (CSS Tables 3, in 1/64 px): columns at
+    their minima if that already fills ``target``; else each grows from its minimum in
+    proportion to its room to grow, up to the maxima; past them, in proportion to its
+    maximum. Each share is rounded toward zero and the last column takes the remainder."""
+    n = len(lo)
+    target = max(target, sum(lo))
+    if sum(lo) >= target:
+        return list(lo)
+    if sum(hi) >= target:
+        if sum(hi) == target:
+            return list(hi)
+        room = [h - m for h, m in zip(hi, lo, strict=True)]
+        base, weights, total = lo, room, sum(room)
+        spare = target - sum(lo)
+    else:
+        base, weights, total = hi, hi, sum(hi)
+        spare = target - sum(hi)
+    deltas = [_muldiv(spare, w, total) if total > 0 else int(spare / n) for w in weights]
+    deltas[-1] += spare - sum(deltas)
+    return [b + d for b, d in zip(base, deltas, strict=True)]
+
+
+def _grow_rows(row_h: list[int], rows: range, need: int, starts: set[int]) -> None:
+    """Chrome's share-out of a row-spanning cell's extra height (1/64 px): to the later rows
+    where another spanning cell starts, evenly; else to the rows with content, in proportion
+    to their heights; else to the last row."""
+    spare = need - sum(row_h[r] for r in rows)
+    if spare <= 0:
+        return
+    later = [r for r in rows if r != rows[0] and r in starts]
+    filled = [r for r in rows if row_h[r] > 0]
+    if later:
+        shares = [spare // len(later)] * len(later)
+        targets = later
+    elif filled:
+        total = sum(row_h[r] for r in filled)
+        shares = [_muldiv(spare, row_h[r], total) for r in filled]
+        targets = filled
+    else:
+        shares, targets = [0], [rows[-1]]
+    shares[-1] += spare - sum(shares)
+    for r, d in zip(targets, shares, strict=True):
+        row_h[r] += d
 
 
 def layout_table(
@@ -105,49 +155,41 @@ def layout_table(
     if not cells:
         return TableLayout([], [0.0, BORDER / 2], [0.0, BORDER / 2])
     extra = 2 * CELL_PADDING + BORDER
-    lo = [0.0] * ncols
-    hi = [0.0] * ncols
-    sizes = {id(cell): measure(cell) for cell in cells}
-    for cell in sorted(cells, key=lambda c: c.colspan):
-        cmin, cmax = (v + extra for v in sizes[id(cell)])
-        cols = range(cell.col, cell.col + cell.colspan)
+    lo = [0] * ncols
+    hi = [0] * ncols
+    # A cell needs its content's widths (rounded up to 1/64 px, as Chrome measures text) and
+    # its padding and half of each collapsed border.
+    sizes = {id(cell): tuple(_units(v) + _units(extra) for v in measure(cell)) for cell in cells}
+    for cell in cells:
         if cell.colspan == 1:
+            cmin, cmax = sizes[id(cell)]
             lo[cell.col] = max(lo[cell.col], cmin)
             hi[cell.col] = max(hi[cell.col], cmax)
-            continue
-        span_hi = sum(hi[c] for c in cols)
-        if cmax > span_hi:
-            for c, d in zip(cols, _distribute(cmax - span_hi, [hi[c] for c in cols]), strict=True):
-                hi[c] += d
-        span_lo = sum(lo[c] for c in cols)
-        if cmin > span_lo:
-            for c, d in zip(cols, _distribute(cmin - span_lo, [hi[c] for c in cols]), strict=True):
-                lo[c] += d
-    hi = [max(h, lo_) for h, lo_ in zip(hi, lo, strict=True)]
-    grid = max(width, sum(lo) + BORDER) - BORDER
-    if grid >= sum(hi):
-        widths = [h + d for h, d in zip(hi, _distribute(grid - sum(hi), hi), strict=True)]
-    elif sum(hi) > sum(lo):
-        t = (grid - sum(lo)) / (sum(hi) - sum(lo))
-        widths = [lo_ + (h - lo_) * t for lo_, h in zip(lo, hi, strict=True)]
-    else:
-        widths = lo
+    # Then cells spanning columns, narrowest spans first, widen the columns they span.
+    for cell in sorted((c for c in cells if c.colspan > 1), key=lambda c: (c.colspan, c.col)):
+        cmin, cmax = sizes[id(cell)]
+        cols = list(range(cell.col, min(ncols, cell.col + cell.colspan)))
+        grown = distribute(cmin, [lo[c] for c in cols], [hi[c] for c in cols])
+        for c, g in zip(cols, grown, strict=True):
+            lo[c] = max(lo[c], g)
+        grown = distribute(cmax, [lo[c] for c in cols], [hi[c] for c in cols])
+        for c, g in zip(cols, grown, strict=True):
+            hi[c] = max(lo[c], hi[c], g)
+    grid = max(_units(width), sum(lo) + _units(BORDER)) - _units(BORDER)
+    widths = distribute(grid, lo, hi)
     col_x = [BORDER / 2]
     for w in widths:
-        col_x.append(layout_unit(col_x[-1] + w))
+        col_x.append(col_x[-1] + w / 64)
     heights = [height_of(cell, col_x[cell.col + cell.colspan] - col_x[cell.col] - extra) for cell in cells]
-    row_h = [0.0] * nrows
+    row_h = [0] * nrows
+    starts = {cell.row for cell in cells if cell.rowspan > 1}
     for cell, h in zip(cells, heights, strict=True):
         if cell.rowspan == 1:
-            row_h[cell.row] = max(row_h[cell.row], h + extra)
-    for cell, h in zip(cells, heights, strict=True):
+            row_h[cell.row] = max(row_h[cell.row], _units(h + extra))
+    for cell, h in sorted(zip(cells, heights, strict=True), key=lambda ch: (ch[0].rowspan, ch[0].row)):
         if cell.rowspan > 1:
-            rows = range(cell.row, cell.row + cell.rowspan)
-            short = h + extra - sum(row_h[r] for r in rows)
-            if short > 0:
-                for r, d in zip(rows, _distribute(short, [row_h[r] for r in rows]), strict=True):
-                    row_h[r] += d
+            _grow_rows(row_h, range(cell.row, cell.row + cell.rowspan), _units(h + extra), starts)
     row_y = [BORDER / 2]
     for h in row_h:
-        row_y.append(layout_unit(row_y[-1] + h))
+        row_y.append(row_y[-1] + h / 64)
     return TableLayout(cells, col_x, row_y, heights)

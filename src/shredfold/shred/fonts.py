@@ -3,7 +3,9 @@ cached Pillow fonts (Pillow is imported only to draw).
 
 Text is laid out with Pillow's BASIC engine on purpose: RAQM pulls in system FriBiDi and
 HarfBuzz builds that differ between machines, while BASIC depends only on FreeType, which the
-pinned Pillow wheel bundles. None of our scripts needs complex shaping.
+pinned Pillow wheel bundles. None of our scripts needs complex shaping. (The paper style,
+:mod:`shredfold.shred.paper`, shapes with its own pinned HarfBuzz and rasterises with its own
+pinned FreeType, as Chrome does; it uses Pillow only for the faces' vertical metrics.)
 """
 
 from __future__ import annotations

@@ -29,8 +29,9 @@ SAMPLE_VERSION = 6
 TOOLCHAIN = ("pillow", "numpy", "scipy", "shapely", "opencv-python", "markdown-it-py", "lxml")
 
 
-# The paper style's typesetting also rests on these (Markdown to HTML, line breaking, shaping).
-PAPER_TOOLCHAIN = ("markdown", "icu4py", "uharfbuzz", "pygments")
+# The paper style's typesetting also rests on these (Markdown to HTML, line breaking, shaping,
+# rasterising).
+PAPER_TOOLCHAIN = ("markdown", "icu4py", "uharfbuzz", "freetype-py", "pygments")
 
 
 @functools.cache

@@ -11,10 +11,9 @@ import pytest
 
 from shredfold.corpus.document import Document
 from shredfold.corpus.loaders import load_builtin
-from shredfold.shred.paper.chromium import CHROMIUM, chromium_pages
+from shredfold.shred.paper.chromium import CHROMIUM, chromium_pages, layout_text_lines
 from shredfold.shred.paper.markup import document_markdown, markdown_html
 from shredfold.shred.paper.page import paper_layout
-from shredfold.shred.paper.shaping import face
 
 pytestmark = pytest.mark.slow
 
@@ -60,22 +59,6 @@ def lay_out():
         yield lay
 
 
-def _our_lines(doc: Document) -> tuple[list[tuple[float, str]], int]:
-    layout, _ = paper_layout(doc)
-    rows: dict[float, list[tuple[float, str]]] = {}
-    for tl in layout.lines:
-        for c in tl.line.chars:
-            if c.ch.isspace():  # clipped characters too: the browser lays them out
-                continue
-            if c.role.startswith(("serif", "mono")):
-                top = tl.line.baseline - face(c.role).metrics(c.size)[0]
-            else:  # a fallback face's glyph sits on the line of its element's face
-                top = tl.line.baseline - face("serif_bold" if c.bold else "serif").metrics(c.size)[0]
-            rows.setdefault(round(top, 3), []).append((c.x, c.ch))
-    lines = [(top, "".join(ch for _, ch in sorted(row))) for top, row in sorted(rows.items())]
-    return lines, int(layout.bottom + 0.5)
-
-
 def _documents() -> list[Document]:
     docs = [d for domain in ("news_en", "news_zh", "code_python", "code_java", "code_cpp", "table")
             for d in load_builtin(domain)[:3]]  # fmt: skip
@@ -85,11 +68,9 @@ def _documents() -> list[Document]:
 @pytest.mark.parametrize("doc", _documents(), ids=lambda d: d.doc_id)
 def test_lines_break_where_chromium_breaks_them_at_the_same_pitch(lay_out, doc: Document) -> None:
     page = lay_out(markdown_html(document_markdown(doc)))
-    ours, height = _our_lines(doc)
+    layout, _ = paper_layout(doc)
+    ours, height = layout_text_lines(layout), int(layout.bottom + 0.5)
     theirs = page.lines()
-    # Chromium's text has no list markers; ours draws "1." as text (bullets are shapes).
-    ours = [(top, text) for top, text in ours if text not in ("1.", "2.")]
-    ours = [(top, text[2:] if text[:2] in ("1.", "2.") else text) for top, text in ours]
     assert [t for _, t in ours] == [t for _, t in theirs]
     assert [top for top, _ in ours] == pytest.approx([top for top, _ in theirs], abs=0.02)
     assert height == page.scroll_height

@@ -210,7 +210,7 @@ class _Builder:
             role, bold = resolve(ch, font)
             glyphs = shape(ch, role, font.size)
             w = sum(g.advance for g in glyphs)
-            placed.append(Placed(ch, x, w, role, font.size, bold, font.colour, False, glyphs))
+            placed.append(Placed(ch, x, w, role, font.size, bold, font.colour, False, glyphs, marker=True))
             x += w
         for p in placed:
             p.x += left - x

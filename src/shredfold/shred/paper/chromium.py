@@ -21,6 +21,8 @@ from typing import Any
 
 from shredfold.shred.fonts import PAPER_ROLES, font_path
 from shredfold.shred.paper import css
+from shredfold.shred.paper.blocks import Layout
+from shredfold.shred.paper.shaping import face
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--font-render-hinting=none", "--hide-scrollbars"]
@@ -48,6 +50,7 @@ _CHARS_JS = """() => {
 class BrowserPage:
     chars: list[tuple[str, float, float, float, float]]  # (char, left, top, right, bottom)
     scroll_height: int
+    png: bytes | None = None  # the whole page, when asked for
 
     def lines(self) -> list[tuple[float, str]]:
         """(top, visible characters without spaces) of each line, top to bottom."""
@@ -56,6 +59,22 @@ class BrowserPage:
             if not ch.isspace():
                 rows.setdefault(round(top, 3), []).append((left, ch))
         return [(top, "".join(ch for _, ch in sorted(row))) for top, row in sorted(rows.items())]
+
+
+def layout_text_lines(layout: Layout) -> list[tuple[float, str]]:
+    """Our layout's lines as :meth:`BrowserPage.lines` reads Chromium's: characters grouped by
+    the top of their text (the element face's ascent above the baseline), spaces and list
+    markers left out (the browser's text has no markers), clipped characters kept."""
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for tl in layout.lines:
+        for c in tl.line.chars:
+            if c.ch.isspace() or c.marker:
+                continue
+            # a fallback face's glyph sits on the line of its element's face
+            role = c.role if c.role.startswith(("serif", "mono")) else ("serif_bold" if c.bold else "serif")
+            top = tl.line.baseline - face(role).metrics(c.size)[0]
+            rows.setdefault(round(top, 3), []).append((c.x, c.ch))
+    return [(top, "".join(ch for _, ch in sorted(row))) for top, row in sorted(rows.items())]
 
 
 def html_page(body: str) -> str:
@@ -92,10 +111,11 @@ def chromium_pages() -> Iterator[Any]:
         try:
             page = browser.new_page(viewport={"width": css.PAGE_WIDTH, "height": css.MIN_HEIGHT})
 
-            def lay_out(body: str) -> BrowserPage:
+            def lay_out(body: str, screenshot: bool = False) -> BrowserPage:
                 page.set_content(html_page(body), wait_until="load")
                 data = page.evaluate(_CHARS_JS)
-                return BrowserPage([tuple(c) for c in data["chars"]], int(data["scrollHeight"]))
+                png = page.screenshot(full_page=True) if screenshot else None
+                return BrowserPage([tuple(c) for c in data["chars"]], int(data["scrollHeight"]), png)
 
             yield lay_out
         finally:

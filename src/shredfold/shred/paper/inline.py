@@ -53,6 +53,7 @@ class Placed:
     colour: Colour
     underline: bool
     glyphs: tuple[Glyph, ...]
+    marker: bool = False  # an ordered list's number (drawn, but not the item's text)
 
 
 @dataclass

@@ -2,11 +2,10 @@
 
 Chrome's screenshot of the authors' page is flat ``#fdfbf7``: their ``apply_paper_texture``
 lays the screenshot over noise, but the screenshot is opaque, so the noise never shows. Boxes
-are snapped to whole pixels as Chrome snaps them. Glyphs are drawn one by one with Pillow's
-FreeType at the positions shaping and justification gave them, each at a whole pixel (Chrome
-does not position glyphs at fractions of a pixel on a 1x screen). A ligature is drawn as the
-character its glyph stands for. A fallback face in a bold element is thickened by Skia's
-amount for synthetic bold.
+are snapped to whole pixels as Chrome snaps them. Glyphs (by id, as shaped, so ligatures are
+the font's own) are rasterised as Chrome's do (:mod:`.raster`) and blended one by one at the
+positions shaping and justification gave them (to a quarter pixel across, a whole one down,
+as Chrome places them).
 """
 
 from __future__ import annotations
@@ -14,13 +13,15 @@ from __future__ import annotations
 import functools
 import struct
 
+import numpy as np
 from PIL import Image, ImageDraw
 
-from shredfold.shred.fonts import Role, load_font
+from shredfold.shred.fonts import Role
 from shredfold.shred.paper.blocks import Layout, Rect
 from shredfold.shred.paper.css import PAPER
 from shredfold.shred.paper.inline import Placed
-from shredfold.shred.paper.shaping import _nominal, face
+from shredfold.shred.paper.raster import blend, glyph_mask, pen
+from shredfold.shred.paper.shaping import face
 
 
 def _snap(v: float) -> int:
@@ -56,14 +57,6 @@ def _round_shape(image: Image.Image, r: Rect, box: tuple[int, int, int, int]) ->
     image.paste(r.colour, (x0, y0, x0 + w, y0 + h), mask)
 
 
-def synthetic_bold_stroke(size: float) -> float:
-    """Half the outline growth Skia gives a face it emboldens: 1/24 of the size at 9 px and
-    below, 1/32 at 36 px and above, linear between."""
-    lo, hi = 9.0, 36.0
-    t = min(1.0, max(0.0, (size - lo) / (hi - lo)))
-    return size * (1 / 24 + t * (1 / 32 - 1 / 24)) / 2
-
-
 @functools.cache
 def _underline(role: Role) -> tuple[int, int]:
     """The face's underline position (below the baseline) and thickness, in font units."""
@@ -72,21 +65,12 @@ def _underline(role: Role) -> tuple[int, int]:
     return -position, thickness
 
 
-def _glyph_text(c: Placed, gid: int) -> str:
-    if len(c.glyphs) == 1 and _nominal(c.role, ord(c.ch)) == gid:
-        return c.ch
-    return face(c.role).glyph_char(gid) or c.ch
-
-
-def _draw_char(draw: ImageDraw.ImageDraw, c: Placed, baseline: float) -> None:
-    font = load_font(c.role, c.size)
+def _draw_char(pixels: np.ndarray, c: Placed, baseline: float) -> None:
     x = c.x
-    stroke = synthetic_bold_stroke(c.size) if c.bold else 0.0
     for g in c.glyphs:
-        text = _glyph_text(c, g.gid)
-        if not text.isspace():
-            xy = (_snap(x + g.dx), _snap(baseline - g.dy))
-            draw.text(xy, text, font=font, fill=c.colour, anchor="ls", stroke_width=stroke, stroke_fill=c.colour)
+        whole, quarter = pen(x + g.dx)
+        mask = glyph_mask(c.role, c.size, g.gid, c.bold, quarter)
+        blend(pixels, mask, whole, _snap(baseline - g.dy), c.colour)
         x += g.advance
 
 
@@ -97,16 +81,22 @@ def paint(layout: Layout, width: int, height: int) -> Image.Image:
         _rect(image, draw, r)
     for r in layout.inline_rects:
         _rect(image, draw, r)
+    pixels = np.array(image)
+    underlines: list[Rect] = []
     for tl in layout.lines:
         line = tl.line
         for c in line.chars:
             if tl.clip is not None and c.x >= tl.clip:
                 continue
-            _draw_char(draw, c, line.baseline)
+            _draw_char(pixels, c, line.baseline)
             if c.underline:
                 pos, thick = _underline(c.role)
                 upem = face(c.role).upem
                 y = _snap(line.baseline + pos * c.size / upem)
                 t = max(1, _snap(thick * c.size / upem))
-                _rect(image, draw, Rect(c.x, y, c.x + c.width, y + t, c.colour))
+                underlines.append(Rect(c.x, y, c.x + c.width, y + t, c.colour))
+    image = Image.fromarray(pixels)
+    draw = ImageDraw.Draw(image)
+    for r in underlines:
+        _rect(image, draw, r)
     return image

@@ -23,7 +23,6 @@ import numpy as np
 from shredfold.shred.fonts import FONTS, Role, font_path
 
 
-
 def embolden(size: float) -> float:
     """How much wider Skia makes a glyph it emboldens (px): its outline is stroked 1/24 of
     the size wide at 9 px and below, 1/32 at 36 px and above, linearly between."""

@@ -176,3 +176,15 @@ def test_lists_get_bullets_drawn_as_shapes_and_numbers_as_text() -> None:
     assert (disc.x0, disc.x1) == (76, 85)
     assert _line(layout, "1.").text == "1. first"
     assert _line(layout, "1.").chars[3].x == pytest.approx(100)
+
+
+def test_pages_are_the_same_bytes_each_time_and_odd_input_still_makes_a_page() -> None:
+    from shredfold.shred.paper.page import _layout
+
+    doc = next(d for d in load_builtin("news_zh") if d.doc_id.endswith("01_metro_line"))
+    first = render_paper(doc).image.tobytes()
+    _layout.cache_clear()
+    assert render_paper(doc).image.tobytes() == first
+    for text in ("", "<script>x</script>", "<table><tr><td colspan='99999'>a</td></tr></table>", "x" * 5000):
+        page = render_paper(_doc(text))
+        assert page.image.size[0] == 1600 and page.image.size[1] >= 957

@@ -135,17 +135,15 @@ class _Builder:
             top = None
             content_y, content_pending = y, pending
         clip, self.clip = self.clip, (inner_left + inner_width + pad_r if node.tag == "pre" else self.clip)
-        children = node.children
-        list_depth = depth + 1 if node.tag in ("ul", "ol") else depth
         if node.tag in ("ul", "ol"):
-            y_in, pend_in = self.list_items(node, font, inner_left, inner_width, content_y, content_pending, list_depth)
+            y_in, pend_in = self.list_items(node, font, inner_left, inner_width, content_y, content_pending, depth + 1)
         else:
-            y_in, pend_in = self.flow(children, font, inner_left, inner_width, content_y, content_pending, list_depth)
+            y_in, pend_in = self.flow(node.children, font, inner_left, inner_width, content_y, content_pending, depth)
         self.clip = clip
         if top is None:
-            # The box's top is where its first content went (its margins collapsed with it).
-            placed = self.out.lines[first_line].line.top if len(self.out.lines) > first_line else y_in
-            top = placed if len(self.out.lines) > first_line else y + max(pending, 0.0)
+            # Its top margin collapsed with its content's: the box starts where that went.
+            placed = len(self.out.lines) > first_line
+            top = self.out.lines[first_line].line.top if placed else css.layout_unit(y + pending)
         if bottom_edge > 0 or top_edge > 0 or box.background is not None:
             bottom = css.layout_unit(y_in + pend_in) + bottom_edge
             self._decorate(box, left + box.margin_left, top, left + width - box.margin_right, bottom)

@@ -60,7 +60,7 @@ def _round_shape(image: Image.Image, r: Rect, box: tuple[int, int, int, int]) ->
 @functools.cache
 def _underline(role: Role) -> tuple[int, int]:
     """The face's underline position (below the baseline) and thickness, in font units."""
-    data = face(role)._hb.face.reference_table("post").data  # type: ignore[attr-defined]
+    data = face(role).hb_font.face.reference_table("post").data  # type: ignore[attr-defined]
     position, thickness = struct.unpack(">hh", bytes(data[8:12]))
     return -position, thickness
 

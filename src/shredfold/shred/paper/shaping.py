@@ -34,7 +34,7 @@ class Face:
     descender: int  # font units, positive below the baseline
 
     @functools.cached_property
-    def _hb(self) -> object:
+    def hb_font(self) -> object:
         import uharfbuzz as hb
 
         spec = FONTS[self.role]
@@ -43,10 +43,6 @@ class Face:
 
     def has(self, ch: str) -> bool:
         return _nominal(self.role, ord(ch)) is not None
-
-    def glyph_char(self, gid: int) -> str | None:
-        """A character whose nominal glyph is ``gid`` (to draw a ligature by its character)."""
-        return _reverse_cmap(self.role).get(gid)
 
     def metrics(self, size: float) -> tuple[int, int]:
         """(ascent, descent) in whole pixels at ``size``."""
@@ -67,19 +63,8 @@ def face(role: Role) -> Face:
 
 @functools.lru_cache(maxsize=65536)
 def _nominal(role: Role, cp: int) -> int | None:
-    gid = face(role)._hb.get_nominal_glyph(cp)  # type: ignore[attr-defined]
+    gid = face(role).hb_font.get_nominal_glyph(cp)  # type: ignore[attr-defined]
     return None if gid is None or gid == 0 else int(gid)
-
-
-@functools.cache
-def _reverse_cmap(role: Role) -> dict[int, str]:
-    font = face(role)._hb
-    out: dict[int, str] = {}
-    for cp in sorted(font.face.unicodes):  # type: ignore[attr-defined]
-        gid = font.get_nominal_glyph(cp)  # type: ignore[attr-defined]
-        if gid:
-            out.setdefault(int(gid), chr(cp))
-    return out
 
 
 def primary_role(font: Font) -> Role:
@@ -124,7 +109,7 @@ def shape(text: str, role: Role, size: float, halt: tuple[int, ...] = ()) -> tup
     with the half-width forms (OpenType ``halt``) at the characters ``halt``."""
     import uharfbuzz as hb
 
-    font = face(role)._hb
+    font = face(role).hb_font
     scale = round(size * FIXED)
     font.scale = (scale, scale)  # type: ignore[attr-defined]
     buf = hb.Buffer()
@@ -136,22 +121,6 @@ def shape(text: str, role: Role, size: float, halt: tuple[int, ...] = ()) -> tup
         Glyph(i.cluster, i.codepoint, p.x_advance / FIXED, p.x_offset / FIXED, p.y_offset / FIXED)
         for i, p in zip(buf.glyph_infos, buf.glyph_positions, strict=True)
     )
-
-
-def char_advances(text: str, role: Role, size: float) -> list[float]:
-    """Each character's share of the shaped advance (a ligature's width split evenly among
-    the characters it joins), so that positions can be given per character."""
-    glyphs = shape(text, role, size)
-    adv = [0.0] * len(text)
-    starts = sorted({g.cluster for g in glyphs}) + [len(text)]
-    by_cluster: dict[int, float] = {}
-    for g in glyphs:
-        by_cluster[g.cluster] = by_cluster.get(g.cluster, 0.0) + g.advance
-    for a, b in zip(starts, starts[1:], strict=False):
-        share = by_cluster.get(a, 0.0) / (b - a)
-        for i in range(a, b):
-            adv[i] = share
-    return adv
 
 
 # ------------------------------------------------------------------ punctuation collapsing
@@ -192,10 +161,10 @@ def _bounds_kind(x0: float, x1: float, em: float) -> Kind:
 def punctuation_classes(role: Role) -> PunctuationClasses:
     """How ``role``'s face draws the marks whose class depends on the face (Chrome reads it
     from the glyphs' bounds; a face without ``halt`` or full-width marks collapses nothing)."""
-    font = face(role)._hb
+    font = face(role).hb_font
     upem = face(role).upem
     font.scale = (upem, upem)  # type: ignore[attr-defined]
-    has_halt = b"halt" in _gpos_features(role)
+    has_halt = "halt" in face(role).hb_font.face.get_language_feature_tags("GPOS")  # type: ignore[attr-defined]
 
     def ext(ch: str) -> tuple[float, float, float] | None:
         gid = _nominal(role, ord(ch))
@@ -220,11 +189,6 @@ def punctuation_classes(role: Role) -> PunctuationClasses:
         _bounds_kind(marks[5][0], marks[5][1], upem),  # type: ignore[index]
         fullwidth,
     )
-
-
-def _gpos_features(role: Role) -> bytes:
-    """The GPOS table's bytes (its feature list holds the tags; enough to look for one)."""
-    return bytes(face(role)._hb.face.reference_table("GPOS").data)  # type: ignore[attr-defined]
 
 
 def punctuation_kind(ch: str, classes: PunctuationClasses) -> Kind:

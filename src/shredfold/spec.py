@@ -38,8 +38,17 @@ class _Strict(BaseModel):
 
 
 class RenderSettings(_Strict):
-    """How a document becomes a page image. Every field enters the sample key."""
+    """How a document becomes a page image. Every field that shapes the page enters the
+    sample key (under ``style: paper`` only the style does: the authors' stylesheet fixes
+    the rest)."""
 
+    style: Literal["shredfold", "paper"] = Field(
+        default="shredfold",
+        description="shredfold: this harness's own page (the fields below); paper: the "
+        "ShredBench authors' page (their stylesheet as headless Chrome set it: 1600 px, DejaVu "
+        "Serif 28 px justified, ruled headings, grey code blocks, bordered tables, flat "
+        "#fdfbf7 paper), where the other fields do not apply.",
+    )
     width: Annotated[int, Field(ge=400, le=4000)] = 1600
     fit: Literal["content", "page"] = Field(
         default="content",

@@ -28,6 +28,7 @@ from shredfold.corpus.document import Document, Kind, Lang
 from shredfold.models import registry
 from shredfold.models.asker import CachedAsker, ReplayOnlyError
 from shredfold.models.envelope import load_response
+from shredfold.progress import current as current_progress
 from shredfold.prompts.shred import (
     PAPER_VERSION,
     build_request,
@@ -393,6 +394,7 @@ class ShredTask:
                 f"({missing}{' …' if len(pending) > 5 else ''}) and replay-only mode forbids "
                 "calling the model"
             )
+        current_progress().advance(len(items) - len(pending), cached=True)
         errors: dict[int, str] = {}
         if pending:
             asker.model()  # built (and checked ready) before the first call
@@ -429,7 +431,9 @@ class ShredTask:
                 asker.ask(shred_request(cell, items[i], job), keys[i])
             except ModelCallError as exc:
                 job.log.warning("%s: item %s failed: %s", cell.name, items[i].key[:12], exc)
+                current_progress().advance(error=True)
                 return str(exc)
+            current_progress().advance()
             return None
 
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="query") as pool:
@@ -494,6 +498,7 @@ class ShredTask:
                     response=q.get("response"),
                 )
             )
+            current_progress().advance(error=q.get("error") is not None)
         return rows
 
     def response_keys(self, cell: Cell, answers: Mapping[str, dict[str, Any]], store: Any) -> list[str]:

@@ -362,3 +362,20 @@ def test_sql_aliases_split_at_the_last_as() -> None:
     assert _alias("domain") == _expr("domain") == "domain"
     assert _alias("CAST(n AS INTEGER) AS granularity") == "granularity"
     assert _expr("CAST(n AS INTEGER) AS granularity") == "CAST(n AS INTEGER)"
+
+
+def test_a_quick_run_is_marked_on_every_row_beside_the_model(tmp_path: Path) -> None:
+    paths = tables(tmp_path, {
+        "a": (ShredRow, [shred_row("m", 1, 0.2), shred_row("m", 8, 0.4)]),
+        "b": (ShredRow, [shred_row("oracle", 1, 0.0, reference=True)]),
+    })
+    full_cols, full_rows = leaderboard(paths, grid_of(with_origami=False))
+    quick = grid_of(with_origami=False)
+    quick.limits = {"shred": 3}
+    cols, rows = leaderboard(paths, quick)
+    assert "limited" not in full_cols
+    assert cols[:2] == ["model", "limited"] and cols[2:] == full_cols[1:]
+    assert {r[1] for r in rows} == {"shred: first 3 items per cell, not the full run"}
+    assert [r[:1] + r[2:] for r in rows] == full_rows  # nothing else changes
+    text = render_tables(paths, quick, [])["leaderboard.csv"]
+    assert text.splitlines()[0].startswith("model,limited,reference,")

@@ -33,10 +33,17 @@ class Grid:
 
     tasks: list[Task]
     sets: dict[str, list[ItemSet]] = field(default_factory=dict)
+    limits: dict[str, int] = field(default_factory=dict)  # a quick run's: benchmark → items per cell
 
     @classmethod
     def of(cls, plan: Any) -> Grid:
-        return cls(plan.tasks(), {t.name: plan.sets_of(t.name) for t in plan.tasks()})
+        return cls(plan.tasks(), {t.name: plan.sets_of(t.name) for t in plan.tasks()}, plan.limits())
+
+    def limited(self) -> str | None:
+        """What the ``limited`` column says on every row of a quick run's leaderboard."""
+        if not self.limits:
+            return None
+        return "; ".join(f"{b}: first {n} items per cell, not the full run" for b, n in sorted(self.limits.items()))
 
     def benchmarks(self) -> dict[str, list[Task]]:
         out: dict[str, list[Task]] = {}
@@ -134,6 +141,10 @@ def leaderboard(tables: Sequence[str], grid: Grid) -> tuple[list[str], list[tupl
         return (model not in first, not e["reference"], *keys, model)
 
     rows = [tuple(by_model[m].get(c) for c in cols) for m in sorted(order, key=rank)]
+    note = grid.limited()
+    if note is not None:  # second, beside the model: a quick run's numbers are not the run's
+        cols.insert(1, "limited")
+        rows = [(r[0], note, *r[1:]) for r in rows]
     return cols, rows
 
 

@@ -73,7 +73,7 @@ class Progress:
     def __init__(
         self,
         what: str,
-        total: int,
+        total: int | None,
         *,
         unit: str = "item",
         log: logging.Logger | None = None,
@@ -145,7 +145,7 @@ class Progress:
             elapsed = time.monotonic() - self._t0
             fresh = self.done - self.cached  # cached items take no time: not in the rate
             rate = fresh / elapsed if elapsed > 0 and fresh > 0 else None
-            left = max(self.total - self.done, 0)
+            left = max(self.total - self.done, 0) if self.total is not None else None
             out: dict[str, Any] = {
                 "format": STATE_FORMAT,
                 "what": self.what,
@@ -160,8 +160,8 @@ class Progress:
                 "cost_usd": round(self.cost_usd, 6),
                 "elapsed_s": round(elapsed, 3),
                 "rate_per_s": round(rate, 6) if rate else None,
-                "eta_s": round(left / rate, 1) if rate and self.state == RUNNING else None,
-                "eta": tqdm.format_interval(left / rate) if rate and self.state == RUNNING else None,
+                "eta_s": round(left / rate, 1) if rate and left is not None and self.state == RUNNING else None,
+                "eta": tqdm.format_interval(left / rate) if rate and left is not None and self.state == RUNNING else None,
                 "peak_rss_mb": round(peak_rss_mb(), 1),
                 "pid": os.getpid(),
                 "host": socket.gethostname(),
@@ -173,7 +173,7 @@ class Progress:
             out["spent_usd"], out["budget_usd"] = round(spend[0], 6), spend[1]
         return out
 
-    def _postfix(self) -> str:
+    def _postfix(self) -> str:  # (called under the lock)
         parts = []
         if self.errors:
             parts.append(f"{self.errors} error{'s' * (self.errors != 1)}")
@@ -188,8 +188,12 @@ class Progress:
         from tqdm import tqdm
 
         s = snap or self.snapshot()
-        share = f" ({100.0 * s['done'] / s['total']:.1f}%)" if s["total"] else ""
-        parts = [f"{s['done']}/{s['total']} {s['unit']}s{share}", f"{s['errors']} errors", f"{s['cached']} cached"]
+        if s["total"] is None:  # not known ahead (a folder walked as it is read)
+            parts = [f"{s['done']} {s['unit']}s so far"]
+        else:
+            share = f" ({100.0 * s['done'] / s['total']:.1f}%)" if s["total"] else ""
+            parts = [f"{s['done']}/{s['total']} {s['unit']}s{share}"]
+        parts += [f"{s['errors']} errors", f"{s['cached']} cached"]
         if s["input_tokens"] or s["output_tokens"]:
             parts.append(f"{s['input_tokens']:,} tokens in, {s['output_tokens']:,} out")
         if "spent_usd" in s:
@@ -282,8 +286,8 @@ def track(items: Iterable[T], what: str, total: int | None = None, *, unit: str 
           log: logging.Logger | None = None) -> Iterator[T]:  # fmt: skip
     """``items``, reporting progress as they are taken (for steps of a plan that may take a
     while: a bar after two seconds on a terminal, else a line every interval)."""
-    if total is None:
-        total = len(items) if hasattr(items, "__len__") else 0  # type: ignore[arg-type]
+    if total is None and hasattr(items, "__len__"):
+        total = len(items)  # type: ignore[arg-type]
     with Progress(what, total, unit=unit, log=log, brief=True) as p:
         for item in items:
             yield item

@@ -17,6 +17,11 @@ rule aggregate:
         pairwise=report(paths.PAIRWISE, caption="../report/pairwise.rst", category="Tables"),
     log:
         paths.AGGREGATE_LOG,
+    params:
+        name="the leaderboard",
+    resources:
+        mem_mb=res.AGGREGATE_MB,
     shell:
         "{PY} -m shredfold job aggregate --plan {PLAN_FILE:q} --tables {input.tables:q} "
-        "--out {output.leaderboard:q} {output.breakdowns:q} --pairwise {output.pairwise:q} > {log:q} 2>&1"
+        "--out {output.leaderboard:q} {output.breakdowns:q} --pairwise {output.pairwise:q} "
+        "--mem-mb {resources.mem_mb} > {log:q} 2>&1" + failed("aggregate")

@@ -28,6 +28,7 @@ from shredfold.corpus.document import Document, Kind, Lang
 from shredfold.models import registry
 from shredfold.models.asker import CachedAsker, ReplayOnlyError
 from shredfold.models.envelope import load_response
+from shredfold.progress import Progress
 from shredfold.progress import current as current_progress
 from shredfold.prompts.shred import (
     PAPER_VERSION,
@@ -330,7 +331,9 @@ class ShredTask:
         sb = ctx.spec.spec.shred
         assert sb is not None and sb.samples is not None
         where = sb.samples.folder or sb.samples.manifest
-        samples = read_outside(sb.samples, Checks(ctx.store, ctx.write))
+        # the first plan of a set hashes and decodes every image: tens of seconds for photographs
+        with Progress(f"plan: outside samples of {where}", None, unit="sample", brief=True):
+            samples = read_outside(sb.samples, Checks(ctx.store, ctx.write))
         have_domains = {s.doc.domain for s in samples}
         have_ns = {s.n for s in samples}
         for name, asked, have in (("domain", sb.domains, have_domains), ("N", sb.granularities, have_ns)):

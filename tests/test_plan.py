@@ -166,3 +166,27 @@ def test_a_limited_plan_survives_its_plan_file(tmp_path):
     assert loaded.summary() == quick.summary()
     assert loaded.limits() == {"shred": 2}
     assert [c.name for c in loaded.cells] == [c.name for c in quick.cells]
+
+
+def test_origami_limit_cuts_each_cell_to_its_first_items_under_their_keys(tmp_path):
+    from shredfold.plan import limit_of
+    from shredfold.store import Store
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text("name: o\norigami:\n  designs: {builtin: true}\n  tasks: [mcq_assoc, fullstep]\n"
+                    "  mcq_items: 4\n  fullstep_targets: 3\n  limit: 1\nmodels: [origami-random]\n")  # fmt: skip
+    resolved = load_spec(spec)
+    assert limit_of(resolved, "origami") == 1 and limit_of(resolved, "shred") is None
+    store = Store(tmp_path / "store")  # the design catalogue, read once for both plans
+    quick = make_plan(resolved, store)
+    full = make_plan(resolved.model_copy(update={"spec": resolved.spec.model_copy(update={
+        "origami": resolved.spec.origami.model_copy(update={"limit": None})})}), store)  # fmt: skip
+    whole = {s.where: s for s in full.item_sets.values()}
+    cut = [s for s in quick.item_sets.values() if s.limit is not None]
+    assert {s.task for s in cut} == {"origami_mcq", "origami_fullstep"}
+    for s in quick.item_sets.values():
+        base = whole[s.where.removeprefix("first-1/")]
+        assert s.items == base.items[:1]
+        assert (s.key == base.key) == (len(base.items) <= 1) == (s.limit is None)
+    assert quick.limits() == {"origami": 1} and full.limits() == {}
+    assert all(c.name.endswith("(first 1)") == (c.item_set.limit is not None) for c in quick.cells)

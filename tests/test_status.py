@@ -50,7 +50,7 @@ def state(work, cell, stage, **over):
         p.advance(over.pop("failed", 0), error=True)
         p.snapshot()
     data = json.loads(path.read_text())
-    data.update(state="running", **over)
+    data.update({"state": "running", **over})
     path.write_text(json.dumps(data))
 
 
@@ -117,6 +117,37 @@ def test_the_command_reads_the_newest_plan_and_watches_until_done(tmp_path, caps
     assert "item sets: 3 built" in out and "18/18" in out
     assert main(["status", str(work)]) == 0  # the working directory works too
     assert "18/18" in capsys.readouterr().out
+
+
+def test_watch_prints_the_table_again_until_the_last_cell_is_scored(tmp_path, capsys):
+    import threading
+    import time
+
+    plan, work = setup(tmp_path)
+    write_plan(plan, work)
+    for s in plan.item_sets.values():
+        atomic_write_json(work / s.path, {"items": s.item_keys})
+    last, *rest = plan.cells
+    for c in rest:
+        manifest(work, c)
+        (work / c.score_path).parent.mkdir(parents=True, exist_ok=True)
+        (work / c.score_path).write_bytes(b"PAR1")
+    state(work, last, "query", done=1)
+
+    def finish() -> None:  # the last job answers, ends and is scored while status watches
+        time.sleep(0.5)
+        manifest(work, last)
+        state(work, last, "query", done=3, state="done")
+        (work / last.score_path).parent.mkdir(parents=True, exist_ok=True)
+        (work / last.score_path).write_bytes(b"PAR1")
+
+    job = threading.Thread(target=finish)
+    job.start()
+    assert main(["status", str(work / "results"), "--watch", "0.1"]) == 0  # returns once done
+    job.join()
+    tables = [t for t in capsys.readouterr().out.split("\n\n") if "total" in t]
+    assert len(tables) >= 3  # printed at each interval, not once
+    assert "16/18" in tables[0] and "18/18" in tables[-1]
 
 
 def test_no_plan_is_one_line(tmp_path, capsys):

@@ -24,6 +24,7 @@ import yaml
 from shredfold import paths
 from shredfold.plan import make_plan, with_limit
 from shredfold.progress import read_state
+from shredfold.report.build import build_report
 from shredfold.resolve import load_spec
 from shredfold.server import answered_twice, read_log
 from shredfold.stages import resources as res
@@ -128,6 +129,8 @@ def test_progress_mid_run_then_a_quick_run_that_the_full_run_reuses(tmp_path: Pa
     (board,) = leaderboard(work)
     assert board["limited"] == "shred: first 3 items per cell, not the full run" and board["items"] == "3"
     assert len([e for e in read_log(log1) if e["status"] == 200]) == 3
+    quick_plan = make_plan(with_limit(load_spec(spec), 3))
+    assert 'id="limited"' in build_report(quick_plan, work)  # the report says so at its top
 
     # the full run asks only the two documents the quick run did not
     with served(work, "run2.jsonl") as (url, log2):
@@ -141,7 +144,9 @@ def test_progress_mid_run_then_a_quick_run_that_the_full_run_reuses(tmp_path: Pa
     assert len({e["hash"] for e in entries if e["status"] == 200}) == DOCS
     (board,) = leaderboard(work)
     assert "limited" not in board and board["items"] == str(DOCS) and board["errors"] == "0"
-    cell = next(c for c in make_plan(load_spec(spec)).cells)
+    full_plan = make_plan(load_spec(spec))
+    assert 'id="limited"' not in build_report(full_plan, work)
+    cell = next(c for c in full_plan.cells)
     manifest = json.loads((work / cell.query_path).read_text())
     assert (manifest["cached"], manifest["called"]) == (3, DOCS - 3)
     full_log = (work / paths.cell_log_path("query", cell.query_where, cell.query_key)).read_text()

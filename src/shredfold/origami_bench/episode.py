@@ -207,8 +207,9 @@ class FoldEpisode:
 
     @property
     def gs_gained(self) -> float:
-        """GS now minus the blank sheet's: what an episode's ``gs_delta`` rewards add up to."""
-        return self.gs - self.blank_gs
+        """GS now minus the blank sheet's: what an episode's ``gs_delta`` rewards add up to
+        (rounded as GS is, to 6 decimals)."""
+        return round(self.gs - self.blank_gs, 6)
 
     def _score(self, state: FoldState) -> float:
         return gs(silhouette(state, self.cfg.image_size), self._target_mask)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from numbers import Integral
 
 from shredfold.calls import Request
 from shredfold.origami import FoldState, square_sheet
@@ -79,9 +80,9 @@ def check_config(kind: str, step_limit: int, image_size: int) -> EnvConfig:
     if kind not in ("fold", "crease"):
         raise ValueError(f"kind: 'fold' or 'crease', not {kind!r}")
     for name, value, lo, hi in (("step_limit", step_limit, 1, 200), ("image_size", image_size, 64, 2048)):
-        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        if isinstance(value, bool) or not isinstance(value, Integral) or not lo <= value <= hi:
             raise ValueError(f"{name} is an integer from {lo} to {hi}, as in a spec; got {value!r}")
-    return EnvConfig(kind=kind, step_limit=step_limit, image_size=image_size)  # type: ignore[arg-type]
+    return EnvConfig(kind=kind, step_limit=int(step_limit), image_size=int(image_size))  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,6 @@ from shredfold.origami_bench.episode import (
     DEFAULT_TARGET,
     FoldEpisode,
     TargetLike,
-    check_config,
     resolve_target,  # re-exported: this module's name for it before the episode core
 )
 from shredfold.prompts.origami import MAX_VERTICES_SHOWN, ActionKind
@@ -87,7 +86,6 @@ class OrigamiFoldEnv(gymnasium.Env[dict[str, Any], str]):
             raise ValueError(f"reward: 'gs_delta' or 'gs', not {reward!r}")
         if render_mode not in (None, "rgb_array"):
             raise ValueError(f"render_mode: None or 'rgb_array', not {render_mode!r}")
-        check_config(kind, step_limit, image_size)  # before the target is solved for nothing
         self.episode = FoldEpisode(
             target,
             kind=kind,

@@ -8,6 +8,7 @@ port) ends in one line naming the cause and exit status 2 (1 for a failed verifi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import signal
@@ -434,6 +435,86 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve_env(args: argparse.Namespace) -> int:
+    """The origami environment as an OpenEnv server (the ``[openenv]`` extra)."""
+    import ipaddress
+
+    prog = "shredfold serve-env"
+    try:
+        from shredfold.origami_bench.episode import resolve_target
+        from shredfold.origami_bench.openenv_env import ResetOptions
+        from shredfold.origami_bench.serve_env import (
+            ServeEnvConfig,
+            ServeEnvError,
+            bind,
+            server,
+            url_of,
+        )
+    except ImportError as exc:
+        print(f"{prog}: needs the [openenv] extra (pip install 'shredfold[openenv]'): {exc}", file=sys.stderr)
+        return 2
+    from pydantic import ValidationError
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    target: str | int = int(args.target) if args.target.isdigit() else args.target
+    threshold = args.gs_threshold.lower()
+    if threshold != "none" and not _is_number(threshold):
+        print(f"{prog}: --gs-threshold: a number from 0 to 1, or 'none'; got {args.gs_threshold!r}", file=sys.stderr)
+        return 2
+    try:
+        defaults = ResetOptions(
+            target=target,
+            kind=args.kind,
+            step_limit=args.step_limit,
+            image_size=args.image_size,
+            gs_threshold=None if threshold == "none" else float(threshold),
+        )
+        resolve_target(defaults.target)  # an unknown design fails here, not at the first reset
+    except (ValidationError, ValueError) as exc:
+        first = exc.errors(include_url=False)[0] if isinstance(exc, ValidationError) else None
+        why = f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}" if first else str(exc)
+        print(f"{prog}: {why}", file=sys.stderr)
+        return 2
+    cfg = ServeEnvConfig(
+        defaults=defaults,
+        reward=args.reward,
+        max_episodes=args.max_episodes,
+        max_sessions=args.max_sessions,
+        max_body_bytes=int(args.max_body_kb * 1024),
+    )
+    try:
+        sock = bind(args.host, args.port)
+    except ServeEnvError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    with contextlib.suppress(ValueError):
+        if not ipaddress.ip_address(sock.getsockname()[0]).is_loopback:
+            print(f"{prog}: listening beyond this machine: anyone who reaches the port can play", file=sys.stderr)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as cmd_serve: a parent may ignore it
+    try:
+        print(f"serving the origami environment at {url_of(sock)}", flush=True)
+        server(cfg).run(sockets=[sock])  # uvicorn drains and returns on SIGINT or SIGTERM
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+    return 0
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _count(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 10_000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1 to 10000")
+    return int(text)
+
+
 def _port(text: str) -> int:
     if not text.isdigit() or int(text) > 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0-65535)")
@@ -557,6 +638,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="refuse request bodies larger than this with 413 (default 64)",
     )  # fmt: skip
     sp.set_defaults(func=cmd_serve)
+
+    sp = sub.add_parser(
+        "serve-env", help="serve the origami full-step environment as an OpenEnv server (reset, step, state)"
+    )
+    sp.add_argument("--host", default="127.0.0.1")
+    sp.add_argument("--port", type=_port, default=8001, help="0 picks a free port (printed)")
+    sp.add_argument("--target", default="builtin/blintz-half",
+                    help="default design of a reset: a built-in (book-fold) or procedural/007")
+    sp.add_argument("--kind", choices=["fold", "crease"], default="fold")
+    sp.add_argument("--step-limit", type=int, default=6)
+    sp.add_argument("--image-size", type=int, default=256)
+    sp.add_argument("--gs-threshold", default="0.99", help="GS that ends an episode ('none': only stop or the limit)")
+    sp.add_argument("--reward", choices=["gs_delta", "gs"], default="gs_delta", help="a step's reward: GS gained, or GS")
+    sp.add_argument("--max-episodes", type=_count, default=32, help="HTTP episodes kept (least recently used go)")
+    sp.add_argument("--max-sessions", type=_count, default=4, help="WebSocket sessions at once")
+    sp.add_argument("--max-body-kb", type=_positive, default=64.0, help="refuse larger requests with 413 (default 64)")
+    sp.set_defaults(func=cmd_serve_env)
 
     sp = sub.add_parser("job", help="run one pipeline job (called by Snakemake rules)")
     sp.add_argument("stage", choices=["set", "query", "score", "aggregate", "report"])

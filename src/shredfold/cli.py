@@ -1,5 +1,5 @@
 """``shredfold …`` commands: plan, show, release, verify, report, designs, weights, clip, schema,
-serve, and the jobs Snakemake runs.
+serve, serve-env, and the jobs Snakemake runs.
 
 Every failure a user can cause (a wrong spec, a missing key, a corrupt store object, a busy
 port) ends in one line naming the cause and exit status 2 (1 for a failed verification).

@@ -1,4 +1,6 @@
 import json
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -126,3 +128,51 @@ def test_an_image_token_rule_error_names_its_field_and_line(tmp_path):
     )
     msg = error_of(tmp_path, GOOD.replace("  - ocr-islands", "  - mine"))
     assert "mine.yaml:6: image_tokens.tile: Input should be greater than or equal to 1" in msg
+
+
+# ---------------------------------------------------------------- YAML alias bombs
+
+BOMB = "\n".join(
+    ["lol: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    + [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 9)]
+)  # nine levels of nine: 9^9 strings once expanded
+
+# Under a memory cap a spec that expands its aliases dies of MemoryError (or takes minutes
+# without one); one that is refused first finishes in the time it takes to import.
+CAPPED = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (600 * 2**20, 600 * 2**20))
+from shredfold.cli import main
+sys.exit(main(["plan", sys.argv[1]]))
+"""
+
+
+def plan_capped(spec: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", CAPPED, str(spec)], capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("where", ["spec", "model file extra_body"])
+def test_an_alias_bomb_is_refused_in_one_line_before_it_expands(tmp_path, where):
+    if where == "spec":
+        spec = write(tmp_path, GOOD + BOMB + "\n")
+        at = "spec.yaml:15: l5"  # the first entry that is too large once expanded
+    else:
+        (tmp_path / "models").mkdir()
+        body = "id: mine\nbase_url: http://127.0.0.1:1/v1\nmodel: x\nextra_body:\n" + textwrap.indent(BOMB, "  ")
+        (tmp_path / "models" / "mine.yaml").write_text(body + "\n")
+        spec = write(tmp_path, GOOD.replace("  - ocr-islands", "  - mine"))
+        at = "mine.yaml:4: extra_body"
+    proc = plan_capped(spec)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert at in proc.stderr and "aliases that expand to more than 100,000 nodes" in proc.stderr
+
+
+def test_an_alias_inside_its_own_anchor_is_refused(tmp_path):
+    msg = error_of(tmp_path, GOOD + "loop: &me [1, *me]\n")
+    assert "spec.yaml:10: not valid YAML: an alias refers to a node that contains it" in msg
+
+
+def test_aliases_within_the_bound_still_work(tmp_path):
+    text = GOOD.replace("  granularities: [1, 8]", "  granularities: &g [1, 8]") + "description: &d shared\n"
+    assert load_spec(write(tmp_path, text)).spec.shred.granularities == [1, 8]

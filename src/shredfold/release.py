@@ -287,17 +287,23 @@ _USERINFO = re.compile(r"://[^/@\s]*:[^/@\s]*@")
 
 def check_secrets(contents: Contents, plan: Plan) -> None:
     """Refuse to release an API key: the value of every key variable the models name (when
-    set here) must appear in no file, and no URL may carry a password."""
+    set here), or any run of 8 characters of it, must appear in no file, and no URL may
+    carry a password."""
+    from shredfold.models.secrets import MIN_RUN, leaks
+
     secrets = {
         m.api_key_env: os.environ[m.api_key_env]
         for m in plan.spec.models
-        if m.api_key_env and len(os.environ.get(m.api_key_env, "")) >= 8
+        if m.api_key_env and len(os.environ.get(m.api_key_env, "")) >= MIN_RUN
     }
     for rel in contents.names():
         data = contents.read(rel)
         for var, value in secrets.items():
-            if value.encode("utf-8") in data:
-                raise ReleaseError(f"{rel} contains the value of ${var} (an API key); nothing was written")
+            if leaks(data, value):
+                raise ReleaseError(
+                    f"{rel} contains the value of ${var} (an API key), or {MIN_RUN} or more "
+                    "characters of it; nothing was written"
+                )
         if (rel.startswith(f"{SPEC}/") or rel in (PLAN,)) and _USERINFO.search(data.decode("utf-8", "replace")):
             raise ReleaseError(f"{rel} has a URL with a user name and password; remove it from the model file")
 

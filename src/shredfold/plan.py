@@ -219,6 +219,16 @@ def latest_attempt(cell: Cell, workdir: Path) -> int | None:
     return max(_attempts(cell, workdir), default=None)
 
 
+def current_attempts(plan: Plan, workdir: str | Path = ".") -> Plan:
+    """The plan with each cell at the latest attempt that was run (its query manifest
+    exists), errors or not: what the last run made, and what its leaderboard was aggregated
+    from. A release is of this. (:func:`resolve_attempts` is what the *next* run should
+    make: a cell with errors moves on to an attempt that does not exist yet.)"""
+    root = Path(workdir)
+    cells = [cell.at(n) if (n := latest_attempt(cell, root)) is not None else cell for cell in plan.cells]
+    return Plan(spec=plan.spec, item_sets=plan.item_sets, cells=cells, identities=plan.identities)
+
+
 def _reask_corrupt(manifest: dict[str, Any], store: Store) -> int:
     """Move aside every answer a finished cell lists that fails its manifest; how many."""
     from shredfold.calls import RESPONSE_STAGE

@@ -118,3 +118,16 @@ def test_a_linked_folder_or_a_fifo_in_a_folder_release_is_refused(released, tmp_
     os.mkfifo(r / "cells" / "pipe")
     assert main(["verify", str(r)]) == 2
     assert "cells/pipe is not a regular file" in capsys.readouterr().err
+
+
+def test_a_release_records_no_absolute_path(quick_run, released) -> None:
+    # The spec relative to the project, its corpus relative to the spec: a published
+    # release carries neither its author's home directory nor the machine's layout.
+    spec = json.loads((released / "spec" / "resolved.json").read_text())
+    assert spec["path"] == "spec.yaml" and spec["spec"]["shred"]["corpus"]["jsonl"] == "corpus.jsonl"
+    assert json.loads((released / "plan.json").read_text())["spec"] == spec
+    places = {str(quick_run.workdir), str(quick_run.workdir.resolve()), str(Path.home())}
+    for f in released.rglob("*"):
+        if f.is_file():
+            data = f.read_bytes()
+            assert not any(p.encode() in data for p in places if len(p) > 1), f

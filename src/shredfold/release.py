@@ -55,7 +55,7 @@ from shredfold import paths
 from shredfold.aggregate import Grid, render_tables
 from shredfold.calls import RESPONSE_STAGE
 from shredfold.models.envelope import ENVELOPE
-from shredfold.plan import Plan, plan_document
+from shredfold.plan import Plan, plan_document, spec_document
 from shredfold.store import MANIFEST as OBJECT_MANIFEST
 from shredfold.store import Store, canonical_json, load_json, sha256_bytes
 from shredfold.tasks.base import Cell, JobContext, Row
@@ -417,10 +417,10 @@ def collect(plan: Plan, workdir: Path, *, with_samples: bool = False) -> Content
 
     spec_path = Path(plan.spec.path)
     out.add_file(f"{SPEC}/{spec_path.name}", spec_path)
-    out.add_bytes(f"{SPEC}/resolved.json", _json_bytes(plan.spec.model_dump(mode="json")))
+    out.add_bytes(f"{SPEC}/resolved.json", _json_bytes(spec_document(plan.spec, workdir)))
     for rel, path in model_files(plan).items():
         out.add_file(rel, path)
-    out.add_bytes(PLAN, canonical_json(plan_document(plan)))
+    out.add_bytes(PLAN, canonical_json(plan_document(plan, workdir)))
     out.add_bytes(ENVIRONMENT, _json_bytes(environment(plan)))
     out.add_bytes(
         INFO,

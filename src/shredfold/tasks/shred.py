@@ -364,9 +364,13 @@ class ShredTask:
     def build(self, item_set: ItemSet, job: JobContext) -> dict[str, int]:
         def make(item: ShredItem, folder: Path) -> None:
             if item.outside is not None:
+                from shredfold.shred.outside import source_root
                 from shredfold.shred.outside_sample import write_outside_sample
 
-                write_outside_sample(OutsideSample(item.key, item.doc, item.n, item.outside), folder)
+                sb = job.spec.spec.shred
+                assert sb is not None and sb.samples is not None
+                sample = OutsideSample(item.key, item.doc, item.n, item.outside)
+                write_outside_sample(sample, folder, source_root(sb.samples))
                 job.log.info("outside sample %s (%s, N=%d) stored", item.key[:12], item.doc.doc_id, item.n)
                 return
             assert item.render is not None and item.synthesis is not None and item.seed is not None

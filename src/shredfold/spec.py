@@ -756,6 +756,19 @@ def line_of(text: str, *path: str) -> int | str:
     return _yaml_lines(text).get(tuple(path), "?")
 
 
+def spec_error_at(spec_path: str | Path, yaml_path: tuple[str, ...], cause: str) -> SpecError:
+    """A problem found past validation (in what the spec names: a corpus folder's
+    documents, an outside set, design files), as a spec error naming the spec file, the
+    line and the YAML path of the setting that led to it."""
+    try:
+        text = Path(spec_path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    lines = _yaml_lines(text)
+    line = next((lines[yaml_path[:k]] for k in range(len(yaml_path), 0, -1) if yaml_path[:k] in lines), "?")
+    return SpecError(f"{spec_path}:{line}: {'.'.join(yaml_path)}: {cause}")
+
+
 def json_schemas() -> dict[str, dict[str, Any]]:
     """The JSON Schemas written to ``schemas/`` (file name → schema)."""
     return {

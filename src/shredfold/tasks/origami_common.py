@@ -12,7 +12,7 @@ from shredfold.origami import ENGINE_VERSION
 from shredfold.origami_bench.catalogue import Catalogue, catalogue_key, load_catalogue
 from shredfold.origami_bench.design import TIERS, Design
 from shredfold.prompts.origami import VERSION as PROMPT_VERSION
-from shredfold.spec import OrigamiBenchSpec, ResolvedSpec, SpecError
+from shredfold.spec import OrigamiBenchSpec, ResolvedSpec, spec_error_at
 from shredfold.store import content_key
 from shredfold.tasks.base import Breakdown, Cell, ItemSet, Layout, PlanContext, Row, Stage, fill
 
@@ -85,11 +85,11 @@ def catalogue(ctx: PlanContext) -> Catalogue:
         with _sources(ctx):
             cached = load_catalogue(ob, ctx.spec.spec.seed, ctx.store, write=ctx.write)
         if cached.invalid and ob.designs.on_invalid == "stop":
-            raise SpecError(
-                f"{ctx.spec.path}: origami.designs: {len(cached.invalid)} design file(s) cannot "
-                "be used (set origami.designs.on_invalid: skip to leave them out):\n  "
-                + "\n  ".join(cached.invalid)
-            )
+            raise spec_error_at(
+                ctx.spec.path, ("origami", "designs"),
+                f"{len(cached.invalid)} design file(s) cannot be used (set "
+                "origami.designs.on_invalid: skip to leave them out):\n  " + "\n  ".join(cached.invalid),
+            )  # fmt: skip
         ctx._origami_catalogue = cached  # type: ignore[attr-defined]
     return cached
 
@@ -100,7 +100,7 @@ def _sources(ctx: PlanContext) -> Iterator[None]:
     try:
         yield
     except FileNotFoundError as exc:
-        raise SpecError(f"{ctx.spec.path}: origami.designs: {exc}") from None
+        raise spec_error_at(ctx.spec.path, ("origami", "designs"), str(exc)) from None
 
 
 ITEMS_STAGE = Stage("origami_plan_items", 1)

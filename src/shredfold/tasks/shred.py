@@ -39,7 +39,7 @@ from shredfold.prompts.shred import VERSION as PROMPT_VERSION
 from shredfold.shred.outside import OutsideRef, OutsideSample, OutsideSetError
 from shredfold.shred.sample_folder import SAMPLE_STAGE, load_hidden, load_public, load_truth
 from shredfold.shred.sample_key import sample_key
-from shredfold.spec import RenderSettings, ResolvedSpec, SynthesisSettings
+from shredfold.spec import RenderSettings, ResolvedSpec, SynthesisSettings, spec_error_at
 from shredfold.store import content_key
 from shredfold.tasks.base import (
     Breakdown,
@@ -291,15 +291,24 @@ class ShredTask:
     # ------------------------------------------------------------ items
 
     def item_sets(self, ctx: PlanContext) -> list[ItemSet]:
-        from shredfold.corpus.loaders import load_corpus
+        from shredfold.corpus.loaders import CorpusError, load_corpus
 
         spec = ctx.spec.spec
         sb = spec.shred
         if sb is None:
             return []
         if sb.samples is not None:
-            return self._outside_sets(ctx)
-        corpus = load_corpus(sb.corpus, list(sb.domains), sb.documents_per_domain)
+            try:
+                return self._outside_sets(ctx)
+            except OutsideSetError as exc:
+                field = "folder" if sb.samples.folder is not None else "manifest"
+                raise spec_error_at(ctx.spec.path, ("shred", "samples", field), str(exc)) from None
+        try:
+            corpus = load_corpus(sb.corpus, list(sb.domains), sb.documents_per_domain)
+        except CorpusError as exc:
+            field = "folder" if sb.corpus.folder is not None else "jsonl" if sb.corpus.jsonl is not None else None
+            at = ("shred", "corpus", field) if field else ("shred", "documents_per_domain")
+            raise spec_error_at(ctx.spec.path, at, str(exc)) from None
         out = []
         for domain in sb.domains:
             render = sb.render_for(domain)

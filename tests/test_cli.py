@@ -4,6 +4,7 @@ traceback; `show` never deletes what it did not write; `verify --store` finds ta
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -59,6 +60,25 @@ def test_show_force_replaces_only_what_an_earlier_show_wrote(results: Path, tmp_
     assert main(["show", "abab", "--out", str(out), "--force", "--results", str(results)]) == 0
     assert (out / "notes.txt").read_text() == "mine"
     assert (out / "truth.txt").read_text() == "hello\n"
+
+
+@pytest.mark.parametrize("link", ["pieces", "pieces/00.png", ".shredfold-show.json"])
+def test_show_force_never_writes_through_a_link(results: Path, tmp_path: Path, capsys, link: str) -> None:
+    out, victim = tmp_path / "view", tmp_path / "victim"
+    assert main(["show", "abab", "--out", str(out), "--results", str(results)]) == 0
+    victim.mkdir()
+    (victim / "00.png").write_text("someone else's picture")
+    (victim / "notes.json").write_text('{"files": []}')
+    target = {"pieces": victim, "pieces/00.png": victim / "00.png", ".shredfold-show.json": victim / "notes.json"}[link]
+    if (out / link).is_dir():
+        shutil.rmtree(out / link)
+    else:
+        (out / link).unlink()
+    (out / link).symlink_to(target)
+    assert main(["show", "abab", "--out", str(out), "--force", "--results", str(results)]) == 2
+    assert link in capsys.readouterr().err
+    assert (victim / "00.png").read_text() == "someone else's picture"
+    assert (victim / "notes.json").read_text() == '{"files": []}' and sorted(p.name for p in victim.iterdir()) == ["00.png", "notes.json"]
 
 
 def test_show_of_the_working_directory_deletes_nothing(results: Path, tmp_path: Path) -> None:

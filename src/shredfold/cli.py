@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -88,13 +89,29 @@ def _show_target(out: Path, force: bool) -> list[str]:
     marker = out / SHOW_MARKER
     if not force:
         raise UserError(f"{out} is not empty; choose another --out, or --force to replace what an earlier `shredfold show` wrote there")
-    if not marker.is_file():
+    if marker.is_symlink() or not marker.is_file():
         raise UserError(f"{out} was not written by `shredfold show` (no {SHOW_MARKER}); refusing to touch it")
     try:
         written = json.loads(marker.read_text(encoding="utf-8"))["files"]
     except (ValueError, KeyError, TypeError):
         raise UserError(f"{marker} is unreadable; refusing to touch {out}") from None
     return [str(f) for f in written]
+
+
+def _check_inside(out: Path, name: str) -> None:
+    """Writes get the containment deletes have: no folder on the way to ``out/name``, and
+    not the file itself, may be a link (``pieces/`` linked to another folder would have its
+    files overwritten there), and nothing in ``name`` may leave ``out``."""
+    rel = Path(name)
+    if rel.is_absolute() or ".." in rel.parts:
+        raise UserError(f"{out}: the sample names a file {name!r} outside the folder; refusing to write it")
+    here = out
+    for part in rel.parts:
+        here = here / part
+        if here.is_symlink():
+            raise UserError(f"{here} is a link (to {os.readlink(here)}); refusing to write through it")
+        if here.exists() and not (here.is_dir() if here != out / rel else here.is_file()):
+            raise UserError(f"{here} is not a {'folder' if here != out / rel else 'file'}; refusing to replace it")
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -116,6 +133,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         raise UserError(f"{out}/{clash[0]} exists and was not written by `shredfold show`; refusing to overwrite it")
     obj = store.object(SAMPLE_STAGE, key)
     data = {f: obj.read_bytes(f) for f in files}  # verified before anything is written
+    for f in [*data, SHOW_MARKER]:
+        _check_inside(out, f)
     for f in previous:
         stale = out / f
         if f not in data and stale.is_file() and stale.resolve().is_relative_to(out.resolve()):

@@ -176,3 +176,59 @@ def test_an_alias_inside_its_own_anchor_is_refused(tmp_path):
 def test_aliases_within_the_bound_still_work(tmp_path):
     text = GOOD.replace("  granularities: [1, 8]", "  granularities: &g [1, 8]") + "description: &d shared\n"
     assert load_spec(write(tmp_path, text)).spec.shred.granularities == [1, 8]
+
+
+# ---------------------------------------------------------------- where API keys go
+
+
+def shared_model(tmp_path, env, url="https://api.example.com/v1", name="shared"):
+    (tmp_path / "models").mkdir(exist_ok=True)
+    (tmp_path / "models" / f"{name}.yaml").write_text(f"id: {name}\nbase_url: {url}\nmodel: m\napi_key_env: {env}\n")
+    return GOOD.replace("  - ocr-islands", f"  - {name}")
+
+
+@pytest.mark.parametrize(
+    ("env", "url", "why"),
+    [
+        ("AWS_SECRET_ACCESS_KEY", "http://169.254.169.254/v1",
+         "$AWS_SECRET_ACCESS_KEY is not named like an API key (…API_KEY); 169.254.169.254 is a cloud metadata service"),
+        ("PATH", "https://api.example.com/v1", "$PATH is not named like an API key"),
+        ("OPENAI_API_KEY", "http://10.0.0.5:8000/v1", "10.0.0.5:8000 is a private address"),
+        ("OPENAI_API_KEY", "http://[fe80::1]/v1", "[fe80::1] is a link-local address"),
+        ("OPENAI_API_KEY", "http://metadata.google.internal/v1", "is a cloud metadata service"),
+    ],
+)
+def test_a_shared_model_file_cannot_send_a_secret_unseen(tmp_path, env, url, why):
+    msg = error_of(tmp_path, shared_model(tmp_path, env, url))
+    assert "spec.yaml:9: models[1]: shared would send $" + env in msg and why in msg and "refused" in msg
+    assert "allow_keys: {shared: {env: " + env in msg  # how to opt in, exactly
+
+
+def test_the_spec_opts_in_to_exactly_one_variable_and_host(tmp_path):
+    spec = shared_model(tmp_path, "LAB_TOKEN", "http://10.0.0.5:8000/v1")
+    resolved = load_spec(write(tmp_path, spec + "allow_keys:\n  shared: {env: LAB_TOKEN, host: '10.0.0.5:8000'}\n"))
+    assert resolved.models[1].api_key_env == "LAB_TOKEN"
+    # the model file changed its host since: the opt-in no longer covers it
+    msg = error_of(tmp_path, spec + "allow_keys:\n  shared: {env: LAB_TOKEN, host: '10.0.0.6:8000'}\n")
+    assert "spec.yaml:11: allow_keys.shared: allows $LAB_TOKEN -> 10.0.0.6:8000, but the model sends $LAB_TOKEN -> 10.0.0.5:8000" in msg
+    msg = error_of(tmp_path, GOOD + "allow_keys:\n  gone: {env: X_API_KEY, host: example.com}\n")
+    assert "allow_keys.gone: no model of this spec sends a variable by that id" in msg
+    # an API key to a public host, or any key to this machine, needs nothing
+    assert load_spec(write(tmp_path, shared_model(tmp_path, "OPENAI_API_KEY")))
+    assert load_spec(write(tmp_path, shared_model(tmp_path, "OPENAI_API_KEY", "http://127.0.0.1:8000/v1")))
+
+
+def test_plan_and_plan_cost_show_which_variable_goes_to_which_host(tmp_path, capsys):
+    from shredfold.cli import main
+
+    spec = write(tmp_path, shared_model(tmp_path, "LAB_TOKEN", "http://10.0.0.5:8000/v1")
+                 + "allow_keys:\n  shared: {env: LAB_TOKEN, host: '10.0.0.5:8000'}\n")  # fmt: skip
+    line = "shared: $LAB_TOKEN -> 10.0.0.5:8000  (opted in: $LAB_TOKEN is not named like an API key (…API_KEY); 10.0.0.5:8000 is a private address)"
+    assert main(["plan", str(spec)]) == 0
+    assert f"  key  {line}" in capsys.readouterr().out.splitlines()
+    assert main(["plan", str(spec), "--cost"]) == 0
+    assert f"  {line}" in capsys.readouterr().out.splitlines()
+    for args in (["--json"], ["--cost", "--json"]):
+        assert main(["plan", str(spec), *args]) == 0
+        (route,) = json.loads(capsys.readouterr().out)["keys"]
+        assert (route["model"], route["env"], route["host"]) == ("shared", "LAB_TOKEN", "10.0.0.5:8000")

@@ -71,6 +71,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
     print(f"{len(plan.cells)} cells")
     for c in plan.cells:
         print(f"  cell {c.name:44s} query {c.query_key[:16]} score {c.score_key[:16]}")
+    from shredfold.models.endpoints import key_routes
+
+    routes = key_routes(plan.spec.models)
+    print(f"{len(routes)} API key(s) sent (variable -> host)")
+    for r in routes:
+        print(f"  key  {r.line()}")
     return 0
 
 

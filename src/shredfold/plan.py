@@ -86,8 +86,11 @@ class Plan:
         return [c.score_path for c in self.cells]
 
     def summary(self) -> dict[str, Any]:
+        from shredfold.models.endpoints import key_routes
+
         return {
             "spec": str(self.spec.path),
+            "keys": [r.as_json() for r in key_routes(self.spec.models)],
             "sets": [
                 {"task": s.task, **s.labels, "key": s.key, "items": s.item_keys}
                 for s in self.item_sets.values()

@@ -513,6 +513,13 @@ class ModelConfig(_Strict):
 # ---------------------------------------------------------------- the spec
 
 
+class KeyOptIn(_Strict):
+    """The one variable a model may send to the one host, as ``shredfold plan`` shows them."""
+
+    env: Annotated[str, Field(min_length=1)]
+    host: Annotated[str, Field(min_length=1)]
+
+
 class Spec(_Strict):
     name: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
     description: str | None = None
@@ -524,6 +531,13 @@ class Spec(_Strict):
         default_factory=dict,
         description="Model id → a cap in dollars for this spec; the stricter of it and the "
         "model file's budget_usd applies.",
+    )
+    allow_keys: dict[str, KeyOptIn] = Field(
+        default_factory=dict,
+        description="Model id → {env, host}: lets that model send that variable to that host "
+        "where it would otherwise be refused: a variable not named like an API key (…API_KEY), "
+        "or a key sent to a link-local, cloud-metadata or private address. A model file "
+        "shared by someone else cannot send a secret anywhere unseen.",
     )
 
     @model_validator(mode="after")

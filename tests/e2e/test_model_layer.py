@@ -108,15 +108,15 @@ def ok_answers(entries: list[dict]) -> list[dict]:
 
 
 def test_faults_are_survived_and_failed_items_are_retried_on_the_next_run(work, monkeypatch) -> None:
-    monkeypatch.setenv("SHREDFOLD_E2E_KEY", SENTINEL)
-    model = http_model("http://127.0.0.1:9/v1", api_key_env="SHREDFOLD_E2E_KEY", timeout_s=3.0, max_attempts=3)
+    monkeypatch.setenv("SHREDFOLD_E2E_API_KEY", SENTINEL)
+    model = http_model("http://127.0.0.1:9/v1", api_key_env="SHREDFOLD_E2E_API_KEY", timeout_s=3.0, max_attempts=3)
     write_model(work, "oracle-http", **model)
     spec = write_spec(work, ["oracle-http"])
     items = requests(work, spec)
     faults = faults_failing_some([r["hash"] for r in items])
     doomed = {r["hash"] for r in items if FaultPlan.parse(faults).fault(r["hash"], 99) == "500"}
 
-    extra = ("--faults", faults, "--retry-after", "0.2", "--slow", "4", "--api-key-env", "SHREDFOLD_E2E_KEY")
+    extra = ("--faults", faults, "--retry-after", "0.2", "--slow", "4", "--api-key-env", "SHREDFOLD_E2E_API_KEY")
     with served(work, "run1.jsonl", *extra) as (url, log1):
         write_model(work, "oracle-http", **{**model, "base_url": url})
         run(work, spec, "results/leaderboard.csv")
@@ -136,7 +136,7 @@ def test_faults_are_survived_and_failed_items_are_retried_on_the_next_run(work, 
     failed_scores = {r["cell"].score_path for r in items if r["hash"] in doomed}
     assert all(planned_jobs(work, spec, path) == {} for path in failed_scores)
 
-    with served(work, "run2.jsonl", "--api-key-env", "SHREDFOLD_E2E_KEY") as (url, log2):
+    with served(work, "run2.jsonl", "--api-key-env", "SHREDFOLD_E2E_API_KEY") as (url, log2):
         write_model(work, "oracle-http", **{**model, "base_url": url})
         failed_cells = {r["cell"].query_key for r in items if r["hash"] in doomed}
         n = len(failed_cells)

@@ -196,20 +196,20 @@ def test_concurrent_calls_share_one_client(loopback) -> None:
 def test_the_key_comes_from_the_environment_at_call_time(loopback, monkeypatch) -> None:
     monkeypatch.setenv("SERVER_KEY", "sk-right")
     server = loopback(api_key="sk-right")
-    adapter = OpenAICompatible(config(server.url, api_key_env="SHREDFOLD_TEST_KEY"))
-    monkeypatch.delenv("SHREDFOLD_TEST_KEY", raising=False)
-    with pytest.raises(MissingApiKeyError, match="SHREDFOLD_TEST_KEY is not set"):
+    adapter = OpenAICompatible(config(server.url, api_key_env="SHREDFOLD_TEST_API_KEY"))
+    monkeypatch.delenv("SHREDFOLD_TEST_API_KEY", raising=False)
+    with pytest.raises(MissingApiKeyError, match="SHREDFOLD_TEST_API_KEY is not set"):
         adapter.complete(request())
-    monkeypatch.setenv("SHREDFOLD_TEST_KEY", "sk-right")
+    monkeypatch.setenv("SHREDFOLD_TEST_API_KEY", "sk-right")
     assert adapter.complete(request()).text
 
 
 def test_a_rejected_key_is_scrubbed_from_the_error(loopback, monkeypatch) -> None:
     sentinel = "sk-SENTINEL-5f2a9c"
     server = loopback(api_key="sk-right")
-    monkeypatch.setenv("SHREDFOLD_TEST_KEY", sentinel)
+    monkeypatch.setenv("SHREDFOLD_TEST_API_KEY", sentinel)
     with pytest.raises(ModelCallError) as err:
-        OpenAICompatible(config(server.url, api_key_env="SHREDFOLD_TEST_KEY")).complete(request())
+        OpenAICompatible(config(server.url, api_key_env="SHREDFOLD_TEST_API_KEY")).complete(request())
     # The server echoed the key back in its 401 body, as some providers do.
     assert "HTTP 401" in str(err.value) and "***" in str(err.value)
     assert sentinel not in str(err.value) and sentinel not in repr(err.value.args)

@@ -101,9 +101,9 @@ def test_replay_only_fails_before_any_call(work, oracle, monkeypatch) -> None:
 
 def test_a_missing_api_key_fails_the_job_before_any_call(work, oracle, monkeypatch) -> None:
     server = oracle()
-    monkeypatch.delenv("SHREDFOLD_ABSENT_KEY", raising=False)
-    plan = plan_for(work, server.url, api_key_env="SHREDFOLD_ABSENT_KEY")
-    with pytest.raises(MissingApiKeyError, match="SHREDFOLD_ABSENT_KEY"):
+    monkeypatch.delenv("SHREDFOLD_ABSENT_API_KEY", raising=False)
+    plan = plan_for(work, server.url, api_key_env="SHREDFOLD_ABSENT_API_KEY")
+    with pytest.raises(MissingApiKeyError, match="SHREDFOLD_ABSENT_API_KEY"):
         query_all(plan, work)
     assert requests_seen(server) == []
 

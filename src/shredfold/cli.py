@@ -77,6 +77,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     print(f"{len(routes)} API key(s) sent (variable -> host)")
     for r in routes:
         print(f"  key  {r.line()}")
+    for notes in plan.notes.values():
+        for note in notes:
+            print(f"note: {note}")
     return 0
 
 

@@ -47,6 +47,7 @@ class Plan:
     item_sets: dict[str, ItemSet]  # by key, in plan order
     cells: list[Cell]
     identities: dict[str, dict[str, Any]] = field(default_factory=dict)
+    notes: dict[str, list[str]] = field(default_factory=dict)  # benchmark → what the plan left out
 
     @cached_property
     def _cells_by_key(self) -> dict[tuple[str, str], Cell]:
@@ -91,6 +92,7 @@ class Plan:
         return {
             "spec": str(self.spec.path),
             "keys": [r.as_json() for r in key_routes(self.spec.models)],
+            "notes": self.notes,
             "sets": [
                 {"task": s.task, **s.labels, "key": s.key, "items": s.item_keys}
                 for s in self.item_sets.values()
@@ -124,7 +126,7 @@ def make_plan(resolved: ResolvedSpec, store: Store | None = None, *, write: bool
             continue
         sets.update((s.key, s) for s in mine)
         cells += make_cells(task, resolved, mine, resolved.models, identities, registry.answers)
-    return Plan(spec=resolved, item_sets=sets, cells=cells, identities=identities)
+    return Plan(spec=resolved, item_sets=sets, cells=cells, identities=identities, notes=ctx.notes)
 
 
 # ---------------------------------------------------------------- the plan file
@@ -195,6 +197,7 @@ def plan_document(plan: Plan, cwd: Path | None = None) -> dict[str, Any]:
         "format": PLAN_FORMAT,
         "spec": spec_document(plan.spec, cwd),
         "identities": plan.identities,
+        "notes": plan.notes,
         "sets": [
             {
                 "task": s.task,
@@ -259,7 +262,7 @@ def load_plan(path: str | Path) -> Plan:
         )
         for c in doc["cells"]
     ]
-    return Plan(spec=spec, item_sets=sets, cells=cells, identities=identities)
+    return Plan(spec=spec, item_sets=sets, cells=cells, identities=identities, notes=doc.get("notes", {}))
 
 
 # ---------------------------------------------------------------- attempts
@@ -290,7 +293,7 @@ def current_attempts(plan: Plan, workdir: str | Path = ".") -> Plan:
     make: a cell with errors moves on to an attempt that does not exist yet.)"""
     root = Path(workdir)
     cells = [cell.at(n) if (n := latest_attempt(cell, root)) is not None else cell for cell in plan.cells]
-    return Plan(spec=plan.spec, item_sets=plan.item_sets, cells=cells, identities=plan.identities)
+    return Plan(spec=plan.spec, item_sets=plan.item_sets, cells=cells, identities=plan.identities, notes=plan.notes)
 
 
 def _reask_corrupt(manifest: dict[str, Any], store: Store) -> int:
@@ -341,4 +344,4 @@ def resolve_attempts(plan: Plan, workdir: str | Path = ".", reask_corrupt: Store
             if broken >= cell.attempt:
                 cell = cell.at(broken + 1)
         cells.append(cell)
-    return Plan(spec=plan.spec, item_sets=plan.item_sets, cells=cells, identities=plan.identities)
+    return Plan(spec=plan.spec, item_sets=plan.item_sets, cells=cells, identities=plan.identities, notes=plan.notes)

@@ -19,6 +19,9 @@ except (SpecError, ValueError) as exc:
     # name and line, which are of no use to whoever wrote the spec.
     print(f"spec error: {exc}" if isinstance(exc, SpecError) else f"spec error: {config['spec']}: {exc}", file=sys.stderr)
     sys.exit(2)
+for _notes in _PLANNED.notes.values():  # what the plan left out (skipped design files, …)
+    for _note in _notes:
+        print(f"note: {_note}", file=sys.stderr)
 # resolve_attempts: a cell whose last query recorded errors gets a new attempt (-rN paths),
 # so failed items are asked again on the next run; paths are relative to the workdir.
 # --config reask_corrupt=true: stored answers that fail their manifests are moved aside and

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from shredfold.origami import ENGINE_VERSION
@@ -84,6 +85,15 @@ def catalogue(ctx: PlanContext) -> Catalogue:
         ob = origami_spec(ctx.spec)
         with _sources(ctx):
             cached = load_catalogue(ob, ctx.spec.spec.seed, ctx.store, write=ctx.write)
+        skipped = [_named(e, ob) for e in cached.invalid]
+        if not cached.designs:
+            raise spec_error_at(
+                ctx.spec.path, ("origami", "designs"),
+                "no usable design" + (f": every one of {len(skipped)} design file(s) cannot be used:\n  "
+                                      + "\n  ".join(skipped) if skipped else " (the sources hold none)"),
+            )  # fmt: skip
+        if cached.invalid and ob.designs.on_invalid == "skip":
+            ctx.note("origami", f"origami.designs: {len(skipped)} design file(s) skipped (on_invalid: skip): " + "; ".join(skipped))
         if cached.invalid and ob.designs.on_invalid == "stop":
             raise spec_error_at(
                 ctx.spec.path, ("origami", "designs"),
@@ -92,6 +102,16 @@ def catalogue(ctx: PlanContext) -> Catalogue:
             )  # fmt: skip
         ctx._origami_catalogue = cached  # type: ignore[attr-defined]
     return cached
+
+
+def _named(invalid: str, ob: OrigamiBenchSpec) -> str:
+    """A skipped design named within its folder (notes reach the leaderboard and releases,
+    which record no absolute path)."""
+    folder = ob.designs.folder
+    if folder is not None and invalid.startswith(f"{folder}/"):
+        return invalid[len(str(folder)) + 1 :]
+    home = str(Path.home())
+    return "~" + invalid[len(home) :] if len(home) > 1 and invalid.startswith(f"{home}/") else invalid
 
 
 @contextmanager

@@ -479,6 +479,12 @@ class ModelConfig(_Strict):
     backoff_s: Annotated[float, Field(ge=0, le=60)] = Field(
         default=1.0, description="Base of the exponential backoff between attempts (full jitter)."
     )
+    retry_malformed: Annotated[int, Field(ge=0, le=5)] = Field(
+        default=1,
+        description="Times a request is asked again after an HTTP 200 whose body cannot be read "
+        "(malformed, no choices, cut off): a paying provider bills each such 200, so each is "
+        "recorded in the spend ledger at its worst case. Not part of the model's identity.",
+    )
     max_concurrency: Annotated[int, Field(ge=1, le=256)] = 4
     requests_per_minute: Annotated[float, Field(gt=0)] | None = None
     tokens_per_minute: Annotated[float, Field(gt=0)] | None = None

@@ -137,9 +137,20 @@ def test_an_answer_carries_tokens_cost_and_latency(loopback) -> None:
     assert 0 < response.latency_s < 2.0
 
 
-@pytest.mark.parametrize(
-    "fault", ["429", "500", "503", "truncate", "malformed", "no-choices", "reset", "slow"]
-)
+@pytest.mark.parametrize("fault", ["truncate", "malformed", "no-choices"])
+def test_an_unreadable_200_is_not_retried_by_the_adapter(loopback, fault: str) -> None:
+    # a provider bills it: asking again is the model file's retry_malformed, applied (and
+    # recorded in the spend ledger) by the cached asker (tests/stages/test_query_malformed.py)
+    server = loopback(faults=fault, retry_after_s=0.05, slow_s=1.0)
+    adapter = OpenAICompatible(config(server.url, timeout_s=5.0))
+    with pytest.raises(ModelCallError, match=r"after 1 attempt\(s\): (malformed body|body cut off) \(HTTP 200\)") as err:
+        adapter.complete(request())
+    adapter.close()
+    assert err.value.status == 200 and not err.value.transient
+    assert [e["fault"] for e in log_of(server)] == [fault]
+
+
+@pytest.mark.parametrize("fault", ["429", "500", "503", "reset", "slow"])
 def test_each_fault_is_survived_by_one_retry(loopback, fault: str) -> None:
     server = loopback(faults=fault, retry_after_s=0.05, slow_s=1.0)
     adapter = OpenAICompatible(config(server.url, timeout_s=0.4))

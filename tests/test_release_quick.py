@@ -54,6 +54,15 @@ def test_a_run_with_failed_items_is_released_and_verified_saying_what_failed(qui
     assert flaky.split(",")[3] == str(quick_run.failing)
 
 
+def test_the_oracle_scores_ned_raw_0_on_every_domain(quick_run) -> None:
+    import csv
+
+    rows = list(csv.DictReader((quick_run.results / "breakdown.csv").read_text().splitlines()))
+    oracle = [r for r in rows if r["model"] == "oracle"]
+    assert {r["domain"] for r in oracle} == {"news_en", "table"}
+    assert all(float(r["ned_raw"]) == 0.0 and float(r["ned"]) == 0.0 for r in oracle), oracle
+
+
 def test_a_tampered_failure_count_is_a_difference(released, tmp_path, capsys) -> None:
     r = copy_of(released, tmp_path)
     info = json.loads((r / "release.json").read_text())

@@ -170,8 +170,9 @@ def score_text(
     Tables: text metrics compare the reading-order text of the tables (the normalizer turns
     an HTML or Markdown table into it), TEDS/TEDS-S compare their trees.
     ``ned_raw`` is the paper's NED: on the answer (fences stripped) and the truth as they
-    are. Under the paper's protocol (``paper``) the truth is the document as written and
-    Markdown tables in it are scored as tables like HTML ones.
+    are, in the format the prompt asked for (a table as HTML under our protocol), so a
+    perfect answer scores 0 under both. Under the paper's protocol (``paper``) the truth is
+    the document as written and Markdown tables in it are scored as tables like HTML ones.
 
     Every metric's cost is bounded: an answer far longer than the truth is cut (it scores
     as what the metric makes of the cut answer, which cannot be good) and flagged.
@@ -193,7 +194,11 @@ def score_text(
         scores["teds_s"] = math.nan
     scores["truncation"] = join_notes(parse_note, str(scores["truncation"]), table_note)
     scores["truncated"] = bool(scores["truncation"])
-    scores["ned_raw"] = ned_raw(answer, truth)
+    # The paper's NED compares the answer with the truth in the format the prompt asked for:
+    # the document as written under the paper's protocol (``truth`` is its source), the text
+    # as drawn under ours, except a table, which our prompt asks for as HTML.
+    asked = truth_html if kind == "table" and not paper and truth_html is not None else truth
+    scores["ned_raw"] = ned_raw(answer, asked)
     scores["signature"] = "|".join(
         [f"protocol:{'paper' if paper else 'shredfold'}", str(scores["signature"]), RAW_NED_SIGNATURE]
     )
@@ -274,8 +279,9 @@ class ShredTask:
     item_type = ShredItem
     row_type = ShredRow
     query_stage = Stage("query", 1)
-    # 4: failure diagnostics; 3: ned_raw and the protocol; 2: bounded metrics, truncation
-    score_stage = Stage("score", 4)
+    # 5: ned_raw against the truth in the format the prompt asked (a table's HTML under our
+    # protocol); 4: failure diagnostics; 3: ned_raw and the protocol; 2: bounded metrics
+    score_stage = Stage("score", 5)
     headlines = (
         Headline("ned", "ned", _DOCUMENT, lower_is_better=True),
         Headline("bleu", "bleu", _DOCUMENT),

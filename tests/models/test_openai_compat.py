@@ -230,7 +230,8 @@ def test_requests_per_minute_pace_the_calls_retries_included(loopback) -> None:
     server = loopback(faults="503", retry_after_s=0.0)
     adapter = OpenAICompatible(config(server.url, requests_per_minute=240, max_concurrency=8))
     with ThreadPoolExecutor(8) as pool:
-        list(pool.map(adapter.complete, [request(i) for i in range(4)]))
+        answers = list(pool.map(adapter.complete, [request(i) for i in range(4)]))
+    assert len(answers) == 4 and all(a.text.endswith("[2 images]") for a in answers)  # each answered
     starts = sorted(e["t0"] for e in log_of(server))
     # 4 calls × (503 + success) = 8 attempts at 4 a second after a burst of 4: ≥ 1 s.
     assert len(starts) == 8 and starts[-1] - starts[0] >= 0.9

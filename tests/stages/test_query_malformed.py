@@ -45,11 +45,11 @@ def test_an_unreadable_200_is_asked_again_once_and_both_are_in_the_ledger(work, 
 def test_retry_malformed_is_the_model_files_choice(work, oracle) -> None:
     server = oracle(faults="malformed,malformed")
     rows, entries, ledger = run(work, server)  # default: once, so both arrivals fail
-    assert all("malformed body (HTTP 200)" in r["error"] and "retry_malformed is 1" in r["error"] for r in rows)
+    assert len(rows) == ITEMS and all("malformed body (HTTP 200)" in r["error"] and "retry_malformed is 1" in r["error"] for r in rows)
     assert len(entries) == 2 * ITEMS
     spend = SpendLedger(ledger_path(Store(work / "results" / "store"), "oracle-http")).spend()
     assert spend.settled == pytest.approx(2 * ITEMS * WORST)
 
     server = oracle(faults="malformed")
     rows, entries, _ = run(work, server, retry_malformed=0)  # never ask again after a billed 200
-    assert all("malformed body (HTTP 200)" in r["error"] for r in rows) and len(entries) == ITEMS
+    assert len(rows) == ITEMS and all("malformed body (HTTP 200)" in r["error"] for r in rows) and len(entries) == ITEMS

@@ -347,13 +347,14 @@ class ShredTask:
         samples = read_outside(sb.samples, Checks(ctx.store, ctx.write))
         have_domains = {s.doc.domain for s in samples}
         have_ns = {s.n for s in samples}
-        for name, asked, have in (("domain", sb.domains, have_domains), ("N", sb.granularities, have_ns)):
+        for name, field, asked, have in (("domain", "domains", sb.domains, have_domains),
+                                         ("N", "granularities", sb.granularities, have_ns)):  # fmt: skip
             absent = [str(a) for a in asked if a not in have]
             if absent:
-                raise OutsideSetError(
+                raise spec_error_at(ctx.spec.path, ("shred", field), (
                     f"{where}: the spec asks for {name} {', '.join(absent)} but the set has none "
                     f"(it has {', '.join(str(h) for h in sorted(have))})"
-                )
+                ))  # fmt: skip
         groups: dict[tuple[str, int], list[OutsideSample]] = {}
         for s in samples:
             if (not sb.domains or s.doc.domain in sb.domains) and (not sb.granularities or s.n in sb.granularities):

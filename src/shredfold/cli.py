@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import json
 import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -71,6 +72,15 @@ def cmd_plan(args: argparse.Namespace) -> int:
     print(f"{len(plan.cells)} cells")
     for c in plan.cells:
         print(f"  cell {c.name:44s} query {c.query_key[:16]} score {c.score_key[:16]}")
+    from shredfold.models.endpoints import key_routes
+
+    routes = key_routes(plan.spec.models)
+    print(f"{len(routes)} API key(s) sent (variable -> host)")
+    for r in routes:
+        print(f"  key  {r.line()}")
+    for notes in plan.notes.values():
+        for note in notes:
+            print(f"note: {note}")
     return 0
 
 
@@ -89,13 +99,29 @@ def _show_target(out: Path, force: bool) -> list[str]:
     marker = out / SHOW_MARKER
     if not force:
         raise UserError(f"{out} is not empty; choose another --out, or --force to replace what an earlier `shredfold show` wrote there")
-    if not marker.is_file():
+    if marker.is_symlink() or not marker.is_file():
         raise UserError(f"{out} was not written by `shredfold show` (no {SHOW_MARKER}); refusing to touch it")
     try:
         written = json.loads(marker.read_text(encoding="utf-8"))["files"]
     except (ValueError, KeyError, TypeError):
         raise UserError(f"{marker} is unreadable; refusing to touch {out}") from None
     return [str(f) for f in written]
+
+
+def _check_inside(out: Path, name: str) -> None:
+    """Writes get the containment deletes have: no folder on the way to ``out/name``, and
+    not the file itself, may be a link (``pieces/`` linked to another folder would have its
+    files overwritten there), and nothing in ``name`` may leave ``out``."""
+    rel = Path(name)
+    if rel.is_absolute() or ".." in rel.parts:
+        raise UserError(f"{out}: the sample names a file {name!r} outside the folder; refusing to write it")
+    here = out
+    for part in rel.parts:
+        here = here / part
+        if here.is_symlink():
+            raise UserError(f"{here} is a link (to {os.readlink(here)}); refusing to write through it")
+        if here.exists() and not (here.is_dir() if here != out / rel else here.is_file()):
+            raise UserError(f"{here} is not a {'folder' if here != out / rel else 'file'}; refusing to replace it")
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -117,6 +143,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         raise UserError(f"{out}/{clash[0]} exists and was not written by `shredfold show`; refusing to overwrite it")
     obj = store.object(SAMPLE_STAGE, key)
     data = {f: obj.read_bytes(f) for f in files}  # verified before anything is written
+    for f in [*data, SHOW_MARKER]:
+        _check_inside(out, f)
     for f in previous:
         stale = out / f
         if f not in data and stale.is_file() and stale.resolve().is_relative_to(out.resolve()):
@@ -136,19 +164,22 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_release(args: argparse.Namespace) -> int:
     import time
 
-    from shredfold.plan import resolve_attempts
+    from shredfold.plan import current_attempts
     from shredfold.release import ReleaseError, make_release
 
     results = Path(args.results)
     t0 = time.perf_counter()
-    plan = resolve_attempts(_plan(args.spec, results), results.parent)
+    # The attempts the last run made, failed items and all: with real APIs some items
+    # always fail, and a release says how many and why rather than waiting for none.
+    plan = current_attempts(_plan(args.spec, results), results.parent)
     try:
-        digest = make_release(plan, results.parent, args.out, with_samples=args.with_samples, force=args.force)
+        made = make_release(plan, results.parent, args.out, with_samples=args.with_samples, force=args.force)
     except ReleaseError as exc:
         raise UserError(str(exc)) from None
     except CorruptObjectError as exc:
         raise UserError(f"{exc}; run `shredfold verify --store` and snakemake again") from None
-    print(f"release {args.out}: sha256 {digest} ({time.perf_counter() - t0:.1f} s)")
+    print(f"release {args.out}: sha256 {made.digest} ({time.perf_counter() - t0:.1f} s)")
+    print(made.failures.line())
     return 0
 
 
@@ -191,6 +222,8 @@ def _verify_release(path: str) -> int:
         raise UserError(str(exc)) from None
     for note in report.notes:
         print(f"note: {note}")
+    if report.failures is not None:
+        print(report.failures.line())
     for d in report.differences:
         print(f"difference: {d.line()}")
     counts = ", ".join(f"{v} {k}" for k, v in report.counts.items())

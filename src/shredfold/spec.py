@@ -504,6 +504,12 @@ class ModelConfig(_Strict):
     backoff_s: Annotated[float, Field(ge=0, le=60)] = Field(
         default=1.0, description="Base of the exponential backoff between attempts (full jitter)."
     )
+    retry_malformed: Annotated[int, Field(ge=0, le=5)] = Field(
+        default=1,
+        description="Times a request is asked again after an HTTP 200 whose body cannot be read "
+        "(malformed, no choices, cut off): a paying provider bills each such 200, so each is "
+        "recorded in the spend ledger at its worst case. Not part of the model's identity.",
+    )
     max_concurrency: Annotated[int, Field(ge=1, le=256)] = 4
     requests_per_minute: Annotated[float, Field(gt=0)] | None = None
     tokens_per_minute: Annotated[float, Field(gt=0)] | None = None
@@ -538,6 +544,13 @@ class ModelConfig(_Strict):
 # ---------------------------------------------------------------- the spec
 
 
+class KeyOptIn(_Strict):
+    """The one variable a model may send to the one host, as ``shredfold plan`` shows them."""
+
+    env: Annotated[str, Field(min_length=1)]
+    host: Annotated[str, Field(min_length=1)]
+
+
 class Spec(_Strict):
     name: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
     description: str | None = None
@@ -549,6 +562,13 @@ class Spec(_Strict):
         default_factory=dict,
         description="Model id → a cap in dollars for this spec; the stricter of it and the "
         "model file's budget_usd applies.",
+    )
+    allow_keys: dict[str, KeyOptIn] = Field(
+        default_factory=dict,
+        description="Model id → {env, host}: lets that model send that variable to that host "
+        "where it would otherwise be refused: a variable not named like an API key (…API_KEY), "
+        "or a key sent to a link-local, cloud-metadata or private address. A model file "
+        "shared by someone else cannot send a secret anywhere unseen.",
     )
 
     @model_validator(mode="after")
@@ -573,28 +593,81 @@ class ResolvedSpec(BaseModel):
 # ---------------------------------------------------------------- loading
 
 
+# A spec or model file is a few hundred nodes. YAML's aliases let a few lines stand for
+# exponentially many ("billion laughs": nine levels of nine make 10^9), so the size a
+# document would have once its aliases are expanded is counted on the composed node graph
+# (each node once) before anything is built from it, and refused past this bound.
+MAX_YAML_NODES = 100_000
+
+
+def _expanded_sizes(root: yaml.Node) -> tuple[dict[int, int], yaml.Node | None]:
+    """How many nodes each node stands for with every alias expanded (by ``id``, capped
+    just past :data:`MAX_YAML_NODES`), counted without expanding: a node's size is computed
+    once, however many aliases name it. Also the node that closes a cycle (an alias inside
+    its own anchor), if any. Iterative: a deep document must not exhaust the stack."""
+    size: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            on_path.discard(id(node))
+            size[id(node)] = min(MAX_YAML_NODES + 1, 1 + sum(size[id(c)] for c in _children(node)))
+            continue
+        if id(node) in size:
+            continue
+        if id(node) in on_path:
+            return size, node
+        on_path.add(id(node))
+        stack.append((node, True))
+        stack.extend((c, False) for c in _children(node) if id(c) not in size)
+    return size, None
+
+
+def _largest(root: yaml.Node, sizes: dict[int, int], path: Path) -> str:
+    """``file:line: yaml.path`` of the first top-level entry too large once expanded."""
+    if isinstance(root, yaml.MappingNode):
+        for k, v in root.value:
+            if sizes.get(id(v), 0) > MAX_YAML_NODES:
+                return f"{path}:{k.start_mark.line + 1}: {k.value}"
+    return f"{path}:{root.start_mark.line + 1}: <top>"
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
 def _yaml_lines(text: str) -> dict[tuple[str, ...], int]:
-    """Map each YAML path (as a tuple of str keys/indices) to its 1-based line number."""
+    """Map each YAML path (as a tuple of str keys/indices) to its 1-based line number.
+
+    A node reached again through an alias is not walked again: an alias's paths fall back
+    to the line of the alias's parent, and a document of aliases costs its own size."""
     out: dict[tuple[str, ...], int] = {}
     try:
         root = yaml.compose(text)
     except yaml.YAMLError:
         return out
-
-    def walk(node: yaml.Node | None, path: tuple[str, ...]) -> None:
+    seen: set[int] = set()
+    stack: list[tuple[yaml.Node | None, tuple[str, ...]]] = [(root, ())]
+    while stack:
+        node, path = stack.pop()
         if node is None:
-            return
+            continue
         out[path] = node.start_mark.line + 1
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
         if isinstance(node, yaml.MappingNode):
             for k, v in node.value:
                 key = str(k.value)
                 out[(*path, key)] = k.start_mark.line + 1
-                walk(v, (*path, key))
+                stack.append((v, (*path, key)))
         elif isinstance(node, yaml.SequenceNode):
-            for i, v in enumerate(node.value):
-                walk(v, (*path, str(i)))
-
-    walk(root, ())
+            stack.extend((v, (*path, str(i))) for i, v in enumerate(node.value))
     return out
 
 
@@ -676,13 +749,29 @@ def read_yaml(path: Path) -> tuple[Any, str]:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise SpecError(f"{path}:{line}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    loader = None
     try:
-        return yaml.load(text, Loader=_StrictLoader), text  # noqa: S506 (a SafeLoader subclass)
+        loader = _StrictLoader(text)  # its reader refuses characters YAML does not allow
+        # Composed first (aliases stay shared references: no expansion yet), bounded, and
+        # only then built into Python values.
+        root = loader.get_single_node()
+        if root is None:
+            return None, text
+        sizes, cycle = _expanded_sizes(root)
+        if cycle is not None:
+            raise SpecError(f"{path}:{cycle.start_mark.line + 1}: not valid YAML: an alias refers to a node that contains it")
+        if sizes[id(root)] > MAX_YAML_NODES:
+            raise SpecError(f"{_largest(root, sizes, path)}: refused: YAML aliases that expand to more "
+                            f"than {MAX_YAML_NODES:,} nodes (a spec or model file has a few hundred)")
+        return loader.construct_document(root), text
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
         problem = getattr(exc, "problem", None) or str(exc)
         raise SpecError(f"{where}: not valid YAML: {problem}") from None
+    finally:
+        if loader is not None:
+            loader.dispose()  # type: ignore[no-untyped-call]
 
 
 def read_model_config(path: Path) -> tuple[ModelConfig, str]:
@@ -710,6 +799,19 @@ def read_spec(path: Path) -> tuple[Spec, str]:
 def line_of(text: str, *path: str) -> int | str:
     """The line of a YAML path in ``text`` ('?' when it is not there)."""
     return _yaml_lines(text).get(tuple(path), "?")
+
+
+def spec_error_at(spec_path: str | Path, yaml_path: tuple[str, ...], cause: str) -> SpecError:
+    """A problem found past validation (in what the spec names: a corpus folder's
+    documents, an outside set, design files), as a spec error naming the spec file, the
+    line and the YAML path of the setting that led to it."""
+    try:
+        text = Path(spec_path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    lines = _yaml_lines(text)
+    line = next((lines[yaml_path[:k]] for k in range(len(yaml_path), 0, -1) if yaml_path[:k] in lines), "?")
+    return SpecError(f"{spec_path}:{line}: {'.'.join(yaml_path)}: {cause}")
 
 
 def json_schemas() -> dict[str, dict[str, Any]]:

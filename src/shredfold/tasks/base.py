@@ -112,6 +112,12 @@ class PlanContext:
     spec: ResolvedSpec
     store: Store | None = None
     write: bool = False
+    # What the plan left out or changed, to be said on screen and in the leaderboard's
+    # notes (benchmark → notes): a design file skipped, say.
+    notes: dict[str, list[str]] = field(default_factory=dict)
+
+    def note(self, benchmark: str, text: str) -> None:
+        self.notes.setdefault(benchmark, []).append(text)
 
 
 @dataclass

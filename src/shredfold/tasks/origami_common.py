@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from shredfold.origami import ENGINE_VERSION
 from shredfold.origami_bench.catalogue import Catalogue, catalogue_key, load_catalogue
 from shredfold.origami_bench.design import TIERS, Design
 from shredfold.prompts.origami import VERSION as PROMPT_VERSION
-from shredfold.spec import OrigamiBenchSpec, ResolvedSpec, SpecError
+from shredfold.spec import OrigamiBenchSpec, ResolvedSpec, spec_error_at
 from shredfold.store import content_key
 from shredfold.tasks.base import Breakdown, Cell, ItemSet, Layout, PlanContext, Row, Stage, fill
 
@@ -86,14 +87,33 @@ def catalogue(ctx: PlanContext) -> Catalogue:
         ob = origami_spec(ctx.spec)
         with _sources(ctx):
             cached = load_catalogue(ob, ctx.spec.spec.seed, ctx.store, write=ctx.write)
+        skipped = [_named(e, ob) for e in cached.invalid]
+        if not cached.designs:
+            raise spec_error_at(
+                ctx.spec.path, ("origami", "designs"),
+                "no usable design" + (f": every one of {len(skipped)} design file(s) cannot be used:\n  "
+                                      + "\n  ".join(skipped) if skipped else " (the sources hold none)"),
+            )  # fmt: skip
+        if cached.invalid and ob.designs.on_invalid == "skip":
+            ctx.note("origami", f"origami.designs: {len(skipped)} design file(s) skipped (on_invalid: skip): " + "; ".join(skipped))
         if cached.invalid and ob.designs.on_invalid == "stop":
-            raise SpecError(
-                f"{ctx.spec.path}: origami.designs: {len(cached.invalid)} design file(s) cannot "
-                "be used (set origami.designs.on_invalid: skip to leave them out):\n  "
-                + "\n  ".join(cached.invalid)
-            )
+            raise spec_error_at(
+                ctx.spec.path, ("origami", "designs"),
+                f"{len(cached.invalid)} design file(s) cannot be used (set "
+                "origami.designs.on_invalid: skip to leave them out):\n  " + "\n  ".join(cached.invalid),
+            )  # fmt: skip
         ctx._origami_catalogue = cached  # type: ignore[attr-defined]
     return cached
+
+
+def _named(invalid: str, ob: OrigamiBenchSpec) -> str:
+    """A skipped design named within its folder (notes reach the leaderboard and releases,
+    which record no absolute path)."""
+    folder = ob.designs.folder
+    if folder is not None and invalid.startswith(f"{folder}/"):
+        return invalid[len(str(folder)) + 1 :]
+    home = str(Path.home())
+    return "~" + invalid[len(home) :] if len(home) > 1 and invalid.startswith(f"{home}/") else invalid
 
 
 @contextmanager
@@ -102,7 +122,7 @@ def _sources(ctx: PlanContext) -> Iterator[None]:
     try:
         yield
     except FileNotFoundError as exc:
-        raise SpecError(f"{ctx.spec.path}: origami.designs: {exc}") from None
+        raise spec_error_at(ctx.spec.path, ("origami", "designs"), str(exc)) from None
 
 
 ITEMS_STAGE = Stage("origami_plan_items", 1)

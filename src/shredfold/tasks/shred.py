@@ -39,7 +39,7 @@ from shredfold.prompts.shred import VERSION as PROMPT_VERSION
 from shredfold.shred.outside import OutsideRef, OutsideSample, OutsideSetError
 from shredfold.shred.sample_folder import SAMPLE_STAGE, load_hidden, load_public, load_truth
 from shredfold.shred.sample_key import sample_key
-from shredfold.spec import RenderSettings, ResolvedSpec, SynthesisSettings
+from shredfold.spec import RenderSettings, ResolvedSpec, SynthesisSettings, spec_error_at
 from shredfold.store import content_key
 from shredfold.tasks.base import (
     Breakdown,
@@ -170,8 +170,9 @@ def score_text(
     Tables: text metrics compare the reading-order text of the tables (the normalizer turns
     an HTML or Markdown table into it), TEDS/TEDS-S compare their trees.
     ``ned_raw`` is the paper's NED: on the answer (fences stripped) and the truth as they
-    are. Under the paper's protocol (``paper``) the truth is the document as written and
-    Markdown tables in it are scored as tables like HTML ones.
+    are, in the format the prompt asked for (a table as HTML under our protocol), so a
+    perfect answer scores 0 under both. Under the paper's protocol (``paper``) the truth is
+    the document as written and Markdown tables in it are scored as tables like HTML ones.
 
     Every metric's cost is bounded: an answer far longer than the truth is cut (it scores
     as what the metric makes of the cut answer, which cannot be good) and flagged.
@@ -193,7 +194,11 @@ def score_text(
         scores["teds_s"] = math.nan
     scores["truncation"] = join_notes(parse_note, str(scores["truncation"]), table_note)
     scores["truncated"] = bool(scores["truncation"])
-    scores["ned_raw"] = ned_raw(answer, truth)
+    # The paper's NED compares the answer with the truth in the format the prompt asked for:
+    # the document as written under the paper's protocol (``truth`` is its source), the text
+    # as drawn under ours, except a table, which our prompt asks for as HTML.
+    asked = truth_html if kind == "table" and not paper and truth_html is not None else truth
+    scores["ned_raw"] = ned_raw(answer, asked)
     scores["signature"] = "|".join(
         [f"protocol:{'paper' if paper else 'shredfold'}", str(scores["signature"]), RAW_NED_SIGNATURE]
     )
@@ -274,8 +279,9 @@ class ShredTask:
     item_type = ShredItem
     row_type = ShredRow
     query_stage = Stage("query", 1)
-    # 4: failure diagnostics; 3: ned_raw and the protocol; 2: bounded metrics, truncation
-    score_stage = Stage("score", 4)
+    # 5: ned_raw against the truth in the format the prompt asked (a table's HTML under our
+    # protocol); 4: failure diagnostics; 3: ned_raw and the protocol; 2: bounded metrics
+    score_stage = Stage("score", 5)
     headlines = (
         Headline("ned", "ned", _DOCUMENT, lower_is_better=True),
         Headline("bleu", "bleu", _DOCUMENT),
@@ -291,15 +297,24 @@ class ShredTask:
     # ------------------------------------------------------------ items
 
     def item_sets(self, ctx: PlanContext) -> list[ItemSet]:
-        from shredfold.corpus.loaders import load_corpus
+        from shredfold.corpus.loaders import CorpusError, load_corpus
 
         spec = ctx.spec.spec
         sb = spec.shred
         if sb is None:
             return []
         if sb.samples is not None:
-            return self._outside_sets(ctx)
-        corpus = load_corpus(sb.corpus, list(sb.domains), sb.documents_per_domain)
+            try:
+                return self._outside_sets(ctx)
+            except OutsideSetError as exc:
+                field = "folder" if sb.samples.folder is not None else "manifest"
+                raise spec_error_at(ctx.spec.path, ("shred", "samples", field), str(exc)) from None
+        try:
+            corpus = load_corpus(sb.corpus, list(sb.domains), sb.documents_per_domain)
+        except CorpusError as exc:
+            field = "folder" if sb.corpus.folder is not None else "jsonl" if sb.corpus.jsonl is not None else None
+            at = ("shred", "corpus", field) if field else ("shred", "documents_per_domain")
+            raise spec_error_at(ctx.spec.path, at, str(exc)) from None
         out = []
         for domain in sb.domains:
             render = sb.render_for(domain)
@@ -332,13 +347,14 @@ class ShredTask:
         samples = read_outside(sb.samples, Checks(ctx.store, ctx.write))
         have_domains = {s.doc.domain for s in samples}
         have_ns = {s.n for s in samples}
-        for name, asked, have in (("domain", sb.domains, have_domains), ("N", sb.granularities, have_ns)):
+        for name, field, asked, have in (("domain", "domains", sb.domains, have_domains),
+                                         ("N", "granularities", sb.granularities, have_ns)):  # fmt: skip
             absent = [str(a) for a in asked if a not in have]
             if absent:
-                raise OutsideSetError(
+                raise spec_error_at(ctx.spec.path, ("shred", field), (
                     f"{where}: the spec asks for {name} {', '.join(absent)} but the set has none "
                     f"(it has {', '.join(str(h) for h in sorted(have))})"
-                )
+                ))  # fmt: skip
         groups: dict[tuple[str, int], list[OutsideSample]] = {}
         for s in samples:
             if (not sb.domains or s.doc.domain in sb.domains) and (not sb.granularities or s.n in sb.granularities):
@@ -364,9 +380,13 @@ class ShredTask:
     def build(self, item_set: ItemSet, job: JobContext) -> dict[str, int]:
         def make(item: ShredItem, folder: Path) -> None:
             if item.outside is not None:
+                from shredfold.shred.outside import source_root
                 from shredfold.shred.outside_sample import write_outside_sample
 
-                write_outside_sample(OutsideSample(item.key, item.doc, item.n, item.outside), folder)
+                sb = job.spec.spec.shred
+                assert sb is not None and sb.samples is not None
+                sample = OutsideSample(item.key, item.doc, item.n, item.outside)
+                write_outside_sample(sample, folder, source_root(sb.samples))
                 job.log.info("outside sample %s (%s, N=%d) stored", item.key[:12], item.doc.doc_id, item.n)
                 return
             assert item.render is not None and item.synthesis is not None and item.seed is not None

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from inspect_ai import Task, task
+from inspect_ai.util import registry_info
 
 from shredfold.inspect_eval.task import evaluated_tasks, make_task
 
@@ -31,7 +32,12 @@ def _register(name: str) -> Any:
         "specs/default.yaml; -T results=FOLDER); -T split=NAME keeps one split, -T max_side=PX "
         "downscales images as a model file's images.max_side; other -T options are the task's."
     )
-    return task(name=name)(run)
+    registered = task(name=name)(run)
+    if registry_info(registered).name != f"shredfold/{name}":
+        # Inspect prefixes the package only when it finds shredfold installed (an editable
+        # install counts); from a source tree it does not, and the name must say it.
+        registered = task(name=f"shredfold/{name}")(run)
+    return registered
 
 
 TASKS = {name: _register(name) for name in evaluated_tasks()}

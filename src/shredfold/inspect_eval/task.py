@@ -19,13 +19,19 @@ from typing import Any
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, ContentImage, ContentText
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageSystem,
+    ChatMessageUser,
+    ContentImage,
+    ContentText,
+)
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState, generate
 
 from shredfold.calls import Request
 from shredfold.inspect_eval.rows import SourceError, export_rows, spec_rows
-from shredfold.tasks.base import Evaluated, EvalItem, evaluated
+from shredfold.tasks.base import EvalItem, Evaluated, evaluated
 from shredfold.tasks.registry import tasks
 
 DEFAULT_SPEC = "specs/default.yaml"
@@ -118,6 +124,7 @@ def make_task(
     if not samples:
         raise SourceError(f"{source}: no {name} items{' in split ' + split if split else ''} under these options")
     return Task(
+        name=f"shredfold/{name}",  # as the entry point registers it, however the task was made
         dataset=MemoryDataset(samples, name=f"shredfold/{name}", location=source),
         solver=generate(),
         scorer=shredfold_scorer(name),

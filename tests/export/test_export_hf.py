@@ -149,3 +149,17 @@ def test_an_export_never_replaces_a_users_files(tiny_export: TinyExport, tmp_pat
     (earlier / "stale.txt").write_text("from before")
     assert main(["export", str(earlier), *args, "--force"]) == 0
     assert not (earlier / "stale.txt").exists() and (earlier / "README.md").is_file()
+
+
+def test_the_licences_follow_where_the_designs_come_from() -> None:
+    from shredfold.origami_bench.design import Design
+    from shredfold.origami_bench.flat_folder import manifest
+    from shredfold.tasks.origami_common import design_licences
+
+    def design(source: str) -> Design:
+        return Design.model_construct(id=source, key="0" * 64, source=source, category="x")
+
+    assert [lic.hub_id for lic in design_licences([design("procedural"), design("builtin")])] == ["mit"]
+    flat = design_licences([design("flat_folder"), design("folder")])
+    assert [lic.hub_id for lic in flat] == ["mit", "mit", "unknown"]
+    assert manifest().commit in flat[1].what and flat[1].source.startswith("https://github.com/origamimagiro/flat-folder/")

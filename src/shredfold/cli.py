@@ -1,5 +1,5 @@
-"""``shredfold …`` commands: plan, show, release, verify, report, designs, weights, clip, schema,
-serve, serve-env, and the jobs Snakemake runs.
+"""``shredfold …`` commands: plan, show, release, verify, export, report, designs, weights, clip,
+schema, serve, serve-env, and the jobs Snakemake runs.
 
 Every failure a user can cause (a wrong spec, a missing key, a corrupt store object, a busy
 port) ends in one line naming the cause and exit status 2 (1 for a failed verification).
@@ -230,6 +230,34 @@ def _verify_release(path: str) -> int:
     verdict = "verified" if report.ok else f"{len(report.differences)} difference(s)"
     print(f"{path}: {verdict} ({counts}; {time.perf_counter() - t0:.1f} s, no model called)")
     return 0 if report.ok else 1
+
+
+# ---------------------------------------------------------------- export
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    import logging
+    import time
+
+    from shredfold.export.hf import ExportError, export_hf
+    from shredfold.export.rows import MissingItemsError
+
+    results = Path(args.results)
+    t0 = time.perf_counter()
+    try:
+        spec_text = Path(args.spec).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{args.spec}: cannot read the spec ({exc})") from None
+    plan = _plan(args.spec, results, write=not args.no_build)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    try:
+        report = export_hf(plan, _store(results), args.out, spec_text=spec_text, build=not args.no_build, force=args.force)
+    except (ExportError, MissingItemsError) as exc:
+        raise UserError(str(exc)) from None
+    except CorruptObjectError as exc:
+        raise UserError(f"{exc}; run `shredfold verify --store` and snakemake again") from None
+    print(f"{report.line()} ({time.perf_counter() - t0:.1f} s)")
+    return 0
 
 
 # ---------------------------------------------------------------- designs
@@ -600,6 +628,16 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("path", nargs="?", help="a release folder or .tar.gz")
     sp.add_argument("--store", nargs="?", const=str(RESULTS), metavar="RESULTS", help="check every object of RESULTS/store (default results)")
     sp.set_defaults(func=cmd_verify)
+
+    sp = sub.add_parser("export", help="write a spec's benchmark items as a data set (Hugging Face datasets folder)")
+    sp.add_argument("out", help="a new (or empty) folder; --force replaces an earlier export there")
+    sp.add_argument("--format", choices=["hf"], default="hf", help="hf: Parquet with image features and a dataset card")
+    sp.add_argument("--spec", default="specs/default.yaml", help="the spec whose items to export")
+    sp.add_argument("--results", default=str(RESULTS), help="the results folder whose store holds (and receives) the items")
+    sp.add_argument("--no-build", action="store_true",
+                    help="refuse, naming Snakemake, when an item is not in the store (default: build it as the set jobs do)")
+    sp.add_argument("--force", action="store_true", help="replace an earlier export at OUT")
+    sp.set_defaults(func=cmd_export)
 
     sp = sub.add_parser("designs", help="OrigamiBench's design sets")
     dsub = sp.add_subparsers(dest="designs_command", required=True)

@@ -15,7 +15,18 @@ from shredfold.origami_bench.design import TIERS, Design
 from shredfold.prompts.origami import VERSION as PROMPT_VERSION
 from shredfold.spec import OrigamiBenchSpec, ResolvedSpec, spec_error_at
 from shredfold.store import content_key
-from shredfold.tasks.base import Breakdown, Cell, ItemSet, Layout, PlanContext, Row, Stage, fill
+from shredfold.tasks.base import (
+    Breakdown,
+    Cell,
+    Column,
+    ItemSet,
+    Layout,
+    Licence,
+    PlanContext,
+    Row,
+    Stage,
+    fill,
+)
 
 DIGITS = 6
 T = TypeVar("T")
@@ -228,3 +239,42 @@ class OrigamiTask:
             cached=bool(q.get("cached")),
             **scores,
         )
+
+
+# ---------------------------------------------------------------- export
+
+DESIGN_COLUMNS = (
+    Column("design", "string", "the design's id"),
+    Column("design_key", "string", "the design's content key"),
+    Column("design_source", "string", "builtin, procedural, flat_folder or folder"),
+    Column("category", "string", "the design's semantic category"),
+    Column("tier", "string", "easy, medium or hard (from vertex and crease counts, or the paper's)"),
+)
+
+
+def design_columns(design: Design) -> dict[str, Any]:
+    return {"design": design.id, "design_key": design.key, "design_source": design.source,
+            "category": design.category, "tier": design.tier}  # fmt: skip
+
+
+def design_licences(designs: Sequence[Design]) -> tuple[Licence, ...]:
+    """Whose terms the pictures' designs are under, by where the designs come from."""
+    from shredfold.origami_bench.flat_folder import manifest
+
+    sources = {d.source for d in designs}
+    out = [Licence("shredfold's own material (the pictures, built-in and procedural designs)", "MIT", "mit",
+                   "shredfold's pyproject.toml (license)")]  # fmt: skip
+    if "flat_folder" in sources:
+        m = manifest()
+        out.append(Licence(f"Flat-Folder's designs (Jason S. Ku), {m.upstream} at {m.commit}", "MIT", "mit",
+                           f"{m.upstream}/blob/{m.commit}/LICENSE"))  # fmt: skip
+    if "folder" in sources:
+        out.append(Licence("the designs of the spec's folder (origami.designs.folder)",
+                           "their own terms, not known to shredfold: state them before publishing", "unknown"))  # fmt: skip
+    return tuple(out)
+
+
+def origami_facts(spec: ResolvedSpec) -> dict[str, Any]:
+    ob = origami_spec(spec)
+    return {"image_size": ob.image_size, "engine": ENGINE_VERSION, "prompt": PROMPT_VERSION,
+            "tiers": ob.tiers.model_dump(mode="json")}  # fmt: skip

@@ -226,6 +226,7 @@ def test_a_small_sample_of_each_domain(domain, tmp_path):
     would: the 4096² composite, one piece image per scrap, poses that land on the scraps."""
     from PIL import Image
 
+    from shredfold.shred.presentation import paper_image
     from shredfold.shred.sample import build_sample, load_hidden, load_public, write_sample
     from tests.shred.paper_scene_cases import RENDER, paper_synth
 
@@ -235,6 +236,9 @@ def test_a_small_sample_of_each_domain(domain, tmp_path):
     public = load_public(tmp_path / "s")
     with Image.open(io.BytesIO(public.composite)) as img:
         assert img.size == (4096, 4096)
+    # Models under the paper protocol see it as the authors sent theirs: JPEG, 2048 px.
+    with Image.open(io.BytesIO(paper_image(public.composite))) as img:
+        assert img.format == "JPEG" and img.size == (2048, 2048)
     assert len(public.pieces) == 2
     hidden = load_hidden(tmp_path / "s")
     footprint = built.table.footprint

@@ -108,23 +108,37 @@ BLENDER_PRESETS: dict[str, dict[str, float | int | bool]] = {
                 "shadow_scale": 0.25, "shadow_samples": 8},
     "high": {"paper_scale": 1.0, "paper_samples": 4, "textured": True,
              "shadow_scale": 0.5, "shadow_samples": 8},
+    # The ShredBench authors' scene (shredfold.shred.blender_paper): one frame of all the
+    # pieces, RESOLUTION² px. Visibility and the page texture are resolved exactly, at
+    # supersample² points per pixel; Cycles renders only the lighting, at paper_scale of the
+    # frame with paper_samples per pixel (bench/paper_scene_noise.py: samples vs time vs
+    # difference to a 256-sample reference).
+    "paper": {"paper_scale": 0.125, "paper_samples": 16, "supersample": 2},
 }
+# Settings of the sheet-on-a-table scene that the authors' scene fixes (their values).
+PAPER_FIXED = ("crumple", "crumple_scale", "creases", "crease_angle", "thickness",
+               "light_elevation", "light_azimuth", "light_softness", "ambient",
+               "shadow_opacity", "grain")  # fmt: skip
 
 
 class BlenderSettings(_Strict):
-    """Blender-mode (bpy, Cycles) scraps: each piece a thin crumpled, creased sheet lit by
-    one sun, casting a soft shadow on the table. ``preset`` sets the render quality;
-    ``samples`` and ``resolution`` override its paper pass. Lengths are in page pixels.
-    Every field enters the sample key."""
+    """Blender-mode (bpy, Cycles) scraps. Presets ``draft``, ``default`` and ``high``: each
+    piece a thin crumpled, creased sheet lit by one sun, casting a soft shadow on the table,
+    at three render qualities. Preset ``paper``: the ShredBench authors' scene (their
+    ``blenderprocess_.py``): every piece a subdivided, solidified, displaced rectangle cut by
+    its mask, packed around the centre on a grey ground under one area light, one 4096² frame;
+    it fixes the scene, so only ``samples`` and ``resolution`` may be set with it.
+    ``samples`` and ``resolution`` override the preset's lighting pass. Lengths are in page
+    pixels. Every field enters the sample key."""
 
-    preset: Literal["draft", "default", "high"] = "default"
+    preset: Literal["draft", "default", "high", "paper"] = "default"
     samples: Annotated[int, Field(ge=1, le=4096)] | None = Field(
-        default=None, description="Cycles samples per pixel of the paper pass (default: preset's)."
+        default=None, description="Cycles samples per pixel of the lighting pass (default: preset's)."
     )
-    resolution: Literal[0.25, 0.5, 1.0] | None = Field(
+    resolution: Literal[0.125, 0.25, 0.5, 1.0] | None = Field(
         default=None,
-        description="Lighting pass size as a fraction of the piece's (default: preset's; "
-        "the textured 'high' preset always shades at full size).",
+        description="Lighting pass size as a fraction of the piece's, or with preset paper of "
+        "the frame's (default: preset's; the textured 'high' preset always shades at full size).",
     )
     crumple: Annotated[float, Field(ge=0.0, le=80.0)] = Field(
         default=24.0, description="Relief of the crumple displacement, px."
@@ -159,6 +173,22 @@ class BlenderSettings(_Strict):
     grain: Annotated[float, Field(ge=0.0, le=20.0)] = Field(
         default=1.5, description="Sensor noise on the paper, grey levels (std)."
     )
+
+    @model_validator(mode="after")
+    def _paper_fixes_the_scene(self) -> BlenderSettings:
+        if self.preset == "paper":
+            fixed = sorted(set(PAPER_FIXED) & self.model_fields_set)
+            if fixed:
+                raise ValueError(
+                    f"{', '.join(fixed)}: not settable with preset 'paper' (the authors' scene "
+                    "fixes it; only samples and resolution may be set)"
+                )
+        return self
+
+    @property
+    def paper_scene(self) -> bool:
+        """Whether this is the authors' one-frame scene rather than a sheet per piece."""
+        return self.preset == "paper"
 
     def quality(self) -> dict[str, float | int | bool]:
         """The preset's render settings with this spec's overrides applied."""

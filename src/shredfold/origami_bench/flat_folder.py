@@ -38,6 +38,8 @@ class Entry:
     sha256: str
     title: str
     category: str
+    vertices: int  # the FOLD file's counts, as tiers.yaml counts them (fold_counts)
+    creases: int
     later: tuple[tuple[str, str], ...]  # (commit, sha256) of each later upstream revision
 
     @property
@@ -86,6 +88,8 @@ def manifest() -> Manifest:
             sha256=d["sha256"],
             title=d["title"],
             category=str(cats[d["path"]]),
+            vertices=int(d["vertices"]),
+            creases=int(d["creases"]),
             later=tuple((r["commit"], r["sha256"]) for r in d.get("later_revisions", [])),
         )
         for d in raw["designs"]
@@ -104,9 +108,12 @@ def _tiers() -> dict[str, Any]:
     return dict(yaml.safe_load(_data("tiers.yaml")))
 
 
+DATA_FILES = ("manifest.json", "categories.yaml", "tiers.yaml", "known.json")
+
+
 def data_digest() -> str:
-    """SHA-256 of the three data files: what a catalogue of these designs depends on."""
-    text = "\0".join(_data(n) for n in ("manifest.json", "categories.yaml", "tiers.yaml"))
+    """SHA-256 of the data files: what a catalogue of these designs depends on."""
+    text = "\0".join(_data(n) for n in DATA_FILES)
     return sha256_bytes(text.encode("utf-8"))
 
 

@@ -95,3 +95,29 @@ def test_planning_writes_nothing_and_loads_no_imaging_library(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == str(loaded)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.yaml"]
+
+
+def test_a_plan_file_keeps_what_each_set_needs_and_an_older_plan_file_still_loads(tmp_path):
+    import json
+    import shutil
+    from pathlib import Path
+
+    builtin = Path(__file__).resolve().parents[1] / "src" / "shredfold" / "origami_bench" / "builtin"
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    shutil.copy(builtin / "book-fold.fold", folder / "book.fold")
+    spec = f"name: p\norigami:\n  designs: {{builtin: false, procedural: 0, folder: {folder}}}\n  tasks: [fullstep]\nmodels: [origami-random]\n"
+    plan = plan_of(tmp_path, spec)
+    (check,) = [s for s in plan.item_sets.values() if not s.asked]  # the design's validation
+    (target,) = [s for s in plan.item_sets.values() if s.asked]
+    assert target.needs == (check.key,) and all(c.item_set is not check for c in plan.cells)
+    rel = write_plan(plan, tmp_path)
+    again = load_plan(tmp_path / rel)
+    assert again.item_set(target.key).needs == (check.key,) and not again.item_set(check.key).asked
+    doc = json.loads((tmp_path / rel).read_text())
+    doc["format"] = 1  # as written before sets had needs
+    for s in doc["sets"]:
+        del s["needs"], s["asked"]
+    (tmp_path / "old.json").write_text(json.dumps(doc))
+    old = load_plan(tmp_path / "old.json")
+    assert all(s.asked and not s.needs for s in old.item_sets.values())

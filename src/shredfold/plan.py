@@ -29,7 +29,8 @@ from shredfold.tasks.base import Cell, ItemSet, PlanContext, Task, make_cells
 from shredfold.tasks.registry import get as get_task
 from shredfold.tasks.registry import tasks
 
-PLAN_FORMAT = 1
+PLAN_FORMAT = 2  # 2: sets carry needs and asked (format 1, without them, still loads)
+_READS = (1, PLAN_FORMAT)
 
 
 class StalePlanError(KeyError):
@@ -73,7 +74,8 @@ class Plan:
         return self.item_sets[key]
 
     def sets_of(self, task: str) -> list[ItemSet]:
-        return [s for s in self.item_sets.values() if s.task == task]
+        """The task's sets that models are asked about (not those only built for others)."""
+        return [s for s in self.item_sets.values() if s.task == task and s.asked]
 
     def tasks(self) -> list[Task]:
         """The tasks this plan has item sets of, in plan order."""
@@ -88,7 +90,7 @@ class Plan:
         return {
             "spec": str(self.spec.path),
             "sets": [
-                {"task": s.task, **s.labels, "key": s.key, "items": s.item_keys}
+                {"task": s.task, **s.labels, "key": s.key, "items": s.item_keys, "path": s.path, "asked": s.asked, "needs": list(s.needs)}
                 for s in self.item_sets.values()
             ],
             "cells": [
@@ -138,6 +140,8 @@ def plan_document(plan: Plan) -> dict[str, Any]:
                 "labels": dict(s.labels),
                 "where": s.where,
                 "items": [i.model_dump(mode="json") for i in s.items],
+                "needs": list(s.needs),
+                "asked": s.asked,
             }
             for s in plan.item_sets.values()
         ],
@@ -171,7 +175,7 @@ def write_plan(plan: Plan, root: str | Path = ".") -> str:
 def load_plan(path: str | Path) -> Plan:
     """A plan written by :func:`write_plan` (a job's view of the run)."""
     doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    if doc.get("format") != PLAN_FORMAT:
+    if doc.get("format") not in _READS:
         raise ValueError(f"{path}: plan format {doc.get('format')!r}, expected {PLAN_FORMAT}: plan again")
     spec = ResolvedSpec.model_validate(doc["spec"])
     models = {m.id: m for m in spec.models}
@@ -179,7 +183,8 @@ def load_plan(path: str | Path) -> Plan:
     for s in doc["sets"]:
         item_type = get_task(s["task"]).item_type
         items = tuple(item_type.model_validate(i) for i in s["items"])
-        sets[s["key"]] = ItemSet(s["task"], s["key"], s["labels"], items, s["where"])
+        needs, asked = tuple(s.get("needs", ())), bool(s.get("asked", True))
+        sets[s["key"]] = ItemSet(s["task"], s["key"], s["labels"], items, s["where"], needs, asked)
     identities = doc["identities"]
     cells = [
         Cell(

@@ -1,4 +1,7 @@
-"""OrigamiBench design problems surface at plan time, all of them in one message."""
+"""OrigamiBench design problems: files that do not read surface at plan time, all of them in
+one message; whether a folder's design folds flat is decided by a validation set job per
+design (built before the target sets that need it), which drops the design's targets or,
+with ``on_invalid: stop``, stops the run naming it."""
 
 from __future__ import annotations
 
@@ -8,9 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from shredfold.plan import make_plan
+from shredfold.plan import Plan, make_plan
 from shredfold.resolve import load_spec
 from shredfold.spec import SpecError
+from shredfold.stages.build import run_set
+from shredfold.store import Store
+from shredfold.tasks.origami_fullstep import target_dropped
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "flat-folder"
 BUILTIN = Path(__file__).resolve().parents[2] / "src" / "shredfold" / "origami_bench" / "builtin"
@@ -34,20 +40,50 @@ def folder(tmp_path: Path) -> Path:
     return f
 
 
-def test_every_unusable_design_file_is_named_with_its_cause(tmp_path: Path, folder: Path) -> None:
+def build(plan: Plan, store: Store, tmp_path: Path, asked: bool) -> None:
+    """Run the set jobs (validations first, as Snakemake orders them by their needs)."""
+    for s in plan.item_sets.values():
+        if s.asked == asked:
+            run_set(plan, s.key, str(tmp_path / "sets" / f"{s.key}.json"), store)
+
+
+def test_every_file_that_does_not_read_is_named_with_its_cause_at_plan_time(tmp_path: Path, folder: Path) -> None:
     with pytest.raises(SpecError) as info:
         make_plan(load_spec(spec(tmp_path, f"{{builtin: false, procedural: 0, folder: {folder}}}")))
     msg = str(info.value)
-    assert "2 design file(s) cannot be used" in msg
+    assert "1 design file(s) cannot be used" in msg
     assert f"{folder / 'broken.fold'}: " in msg and "JSON" in msg
-    assert f"{folder / 'all-mountain.fold'}: does not fold flat" in msg
-    assert "good.fold" not in msg
+    assert "good.fold" not in msg and "all-mountain" not in msg  # they read; folding is a job's
 
 
-def test_skip_leaves_the_unusable_designs_out(tmp_path: Path, folder: Path) -> None:
-    plan = make_plan(load_spec(spec(tmp_path, f"{{builtin: false, procedural: 0, folder: {folder}, on_invalid: skip}}")))
-    targets = [i.design.id for s in plan.item_sets.values() for i in s.items]
-    assert targets == ["folder/good"]
+def test_each_folder_design_is_validated_by_its_own_job_before_the_targets(tmp_path: Path, folder: Path) -> None:
+    (folder / "broken.fold").unlink()
+    plan = make_plan(load_spec(spec(tmp_path, f"{{builtin: false, procedural: 0, folder: {folder}}}")))
+    checks = [s for s in plan.item_sets.values() if not s.asked]
+    targets = [s for s in plan.item_sets.values() if s.asked]
+    assert sorted(s.items[0].design.id for s in checks) == ["folder/all-mountain", "folder/good"]
+    assert all(s.labels["task"] == "validate" and len(s.items) == 1 for s in checks)
+    assert plan.cells and all(c.item_set.asked for c in plan.cells)  # no model is asked to validate
+    assert {k for s in targets for k in s.needs} == {s.key for s in checks}
+    store = Store(tmp_path / "store")
+    with pytest.raises(SpecError) as info:  # on_invalid: stop: the job names the design
+        build(plan, store, tmp_path, asked=False)
+    assert f"{folder / 'all-mountain.fold'}: does not fold flat" in str(info.value)
+    assert "on_invalid: skip" in str(info.value)
+
+
+def test_skip_drops_the_targets_of_designs_that_do_not_fold_flat(tmp_path: Path, folder: Path) -> None:
+    (folder / "broken.fold").unlink()
+    path = spec(tmp_path, f"{{builtin: false, procedural: 0, folder: {folder}, on_invalid: skip}}")
+    plan = make_plan(load_spec(path))
+    store = Store(tmp_path / "store")
+    build(plan, store, tmp_path, asked=False)
+    build(plan, store, tmp_path, asked=True)
+    kept = {i.design.id: target_dropped(store, i.key) for s in plan.item_sets.values() if s.asked for i in s.items}
+    assert kept["folder/good"] is None
+    assert kept["folder/all-mountain"] is not None and kept["folder/all-mountain"].startswith("does not fold flat")
+    # the keys never waited for the verdicts: the same spec plans the same keys again
+    assert make_plan(load_spec(path)).item_sets.keys() == plan.item_sets.keys()
 
 
 def test_too_few_designs_for_multiple_choice_fail_at_plan_time(tmp_path: Path) -> None:
@@ -77,7 +113,9 @@ def test_crease_patterns_without_a_sequence_are_asked_about_through_their_crease
 def test_flat_folders_unsatisfiable_patterns_are_rejected(tmp_path: Path) -> None:
     f = tmp_path / "unsat"
     shutil.copytree(SHARED / "unsatisfiable", f)
-    with pytest.raises(SpecError) as info:
-        make_plan(load_spec(spec(tmp_path, f"{{builtin: false, procedural: 0, folder: {f}, validate_timeout_s: 20}}")))
-    named = [line for line in str(info.value).splitlines()[1:] if line.strip()]
-    assert len(named) == len(list(f.glob("*.fold")))
+    plan = make_plan(load_spec(spec(tmp_path, f"{{builtin: false, procedural: 0, folder: {f}, validate_timeout_s: 20, on_invalid: skip}}")))
+    store = Store(tmp_path / "store")
+    build(plan, store, tmp_path, asked=False)
+    build(plan, store, tmp_path, asked=True)
+    dropped = [target_dropped(store, i.key) for s in plan.item_sets.values() if s.asked for i in s.items]
+    assert len(dropped) == len(list(f.glob("*.fold"))) and all(dropped)

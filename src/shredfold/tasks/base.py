@@ -47,13 +47,19 @@ class Layout:
 
 @dataclass(frozen=True)
 class ItemSet:
-    """The items of one task that one set job builds (e.g. a domain at one N)."""
+    """The items of one task that one set job builds (e.g. a domain at one N).
+
+    A set may ``need`` other sets (by key) built first: its build reads what they stored
+    (OrigamiBench's targets read their designs' validations, each a set job of its own, so
+    they run in parallel). A set that is not ``asked`` gets no cells: only such a need."""
 
     task: str
     key: str
     labels: Mapping[str, Label]
     items: tuple[Any, ...]  # the task's item values; each has a ``key``
     where: str  # the set's path part (its layout filled in)
+    needs: tuple[str, ...] = ()
+    asked: bool = True
 
     @property
     def item_keys(self) -> list[str]:
@@ -244,6 +250,8 @@ def make_cells(
             continue
         ident = identities[model.id]
         for s in sets:
+            if not s.asked:
+                continue
             qkey = content_key(
                 task.query_stage.name, task.query_stage.version, {"model": ident, **qparams}, [s.key]
             )

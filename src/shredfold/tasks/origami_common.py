@@ -4,6 +4,7 @@ and the design catalogue they plan from.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar, TypeVar
@@ -18,6 +19,7 @@ from shredfold.tasks.base import Breakdown, Cell, ItemSet, Layout, PlanContext, 
 
 DIGITS = 6
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 LAYOUT = Layout(
     set="origami/{task}/{tier}",
     query="origami/run/{model}/{task}/{tier}",
@@ -83,15 +85,27 @@ def catalogue(ctx: PlanContext) -> Catalogue:
     if cached is None:
         ob = origami_spec(ctx.spec)
         with _sources(ctx):
-            cached = load_catalogue(ob, ctx.spec.spec.seed, ctx.store, write=ctx.write)
+            cached = load_catalogue(ob, ctx.spec.spec.seed, ctx.store, write=ctx.write, key=catalogue_id(ctx))
         if cached.invalid and ob.designs.on_invalid == "stop":
             raise SpecError(
                 f"{ctx.spec.path}: origami.designs: {len(cached.invalid)} design file(s) cannot "
                 "be used (set origami.designs.on_invalid: skip to leave them out):\n  "
                 + "\n  ".join(cached.invalid)
             )
+        if cached.invalid:
+            log.warning("origami.designs: %d design file(s) left out (on_invalid: skip):\n  %s", len(cached.invalid), "\n  ".join(cached.invalid))
         ctx._origami_catalogue = cached  # type: ignore[attr-defined]
     return cached
+
+
+def catalogue_id(ctx: PlanContext) -> str:
+    """The catalogue's key, once per plan (it hashes every design file)."""
+    key = getattr(ctx, "_origami_catalogue_key", None)
+    if key is None:
+        with _sources(ctx):
+            key = catalogue_key(origami_spec(ctx.spec), ctx.spec.spec.seed)
+        ctx._origami_catalogue_key = key  # type: ignore[attr-defined]
+    return key
 
 
 @contextmanager
@@ -111,11 +125,9 @@ def planned_items(ctx: PlanContext, what: dict[str, Any], item_type: type[T], ma
     it: a plan that finds them reads them back with pydantic alone. ``what`` names
     everything besides the catalogue that shapes them."""
     ob = origami_spec(ctx.spec)
-    with _sources(ctx):
-        catalogue_id = catalogue_key(ob, ctx.spec.spec.seed)
     params = {
         **what,
-        "catalogue": catalogue_id,
+        "catalogue": catalogue_id(ctx),
         "tiers": ob.tiers.model_dump(mode="json"),
         "seed": ctx.spec.spec.seed,
         "engine": ENGINE_VERSION,

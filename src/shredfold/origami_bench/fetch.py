@@ -248,16 +248,23 @@ def _download(url: str, dest: IO[bytes], caps: Caps) -> str:
     scheme = url.split(":", 1)[0].lower() if ":" in url else ""
     if scheme not in SCHEMES:
         raise FetchError(f"{url}: not an {', '.join(SCHEMES)} URL")
+    from tqdm import tqdm
+
     h = hashlib.sha256()
     size = 0
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT_S) as resp:  # noqa: S310 - scheme checked above
-            for chunk in iter(lambda: resp.read(1 << 20), b""):
-                size += len(chunk)
-                if size > caps.download_bytes:
-                    raise FetchError(f"{url}: refused: larger than {caps.download_bytes} bytes")
-                h.update(chunk)
-                dest.write(chunk)
+            length = resp.headers.get("Content-Length")
+            total = int(length) if length and length.isdigit() else None
+            # a progress bar on stderr once the download takes more than two seconds
+            with tqdm(total=total, unit="B", unit_scale=True, desc="downloading", delay=2, leave=False) as bar:
+                for chunk in iter(lambda: resp.read(1 << 20), b""):
+                    size += len(chunk)
+                    if size > caps.download_bytes:
+                        raise FetchError(f"{url}: refused: larger than {caps.download_bytes} bytes")
+                    h.update(chunk)
+                    dest.write(chunk)
+                    bar.update(len(chunk))
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         raise FetchError(f"{url}: download failed ({reason})") from None

@@ -140,3 +140,48 @@ def test_a_plan_file_records_no_absolute_path_and_its_jobs_still_find_every_file
     text = (work / write_plan(make_plan(load_spec("specs/h.yaml")), work)).read_text()
     assert '"~/corpus.jsonl"' in text and str(tmp_path) not in text
     assert load_plan(work / write_plan(make_plan(load_spec("specs/h.yaml")), work)).spec.spec.shred.corpus.jsonl == inside_home
+
+
+def test_a_plan_file_keeps_what_each_set_needs_and_an_older_plan_file_still_loads(tmp_path, monkeypatch):
+    import json
+    import shutil
+    from pathlib import Path
+
+    import pytest
+
+    builtin = Path(__file__).resolve().parents[1] / "src" / "shredfold" / "origami_bench" / "builtin"
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    shutil.copy(builtin / "book-fold.fold", folder / "book.fold")
+    spec = f"name: p\norigami:\n  designs: {{builtin: false, procedural: 0, folder: {folder}}}\n  tasks: [fullstep]\nmodels: [origami-random]\n"
+    monkeypatch.chdir(tmp_path)  # the working directory, as a job's
+    plan = plan_of(tmp_path, spec)
+    (check,) = [s for s in plan.item_sets.values() if not s.asked]  # the design's validation
+    (target,) = [s for s in plan.item_sets.values() if s.asked]
+    assert target.needs == (check.key,) and all(c.item_set is not check for c in plan.cells)
+    rel = write_plan(plan, tmp_path)
+    again = load_plan(tmp_path / rel)
+    assert again.item_set(target.key).needs == (check.key,) and not again.item_set(check.key).asked
+    doc = json.loads((tmp_path / rel).read_text())
+    (item,) = target.items
+    (recorded,) = [s for s in doc["sets"] if s["key"] == target.key]
+    # the design's file named within the spec's design folder (a plan records no absolute path)
+    assert recorded["items"][0]["design"]["origin"] == {"root": "folder", "path": "book.fold", "sha256": item.design.origin.sha256}
+    assert str(tmp_path) not in (tmp_path / rel).read_text() and str(tmp_path.resolve()) not in (tmp_path / rel).read_text()
+    assert Path(again.item_set(target.key).items[0].design.origin.path).resolve() == (folder / "book.fold").resolve()
+
+    # format 1, as written before sets had needs (and designs their files): a plan without
+    # OrigamiBench items still loads; one with them is refused, saying why
+    doc["format"] = 1
+    for s in doc["sets"]:
+        del s["needs"], s["asked"]
+    (tmp_path / "old.json").write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match=r"old.json: plan format 1 \(OrigamiBench designs as segments; format 2 names their files\): plan again"):
+        load_plan(tmp_path / "old.json")
+    shred = json.loads((tmp_path / write_plan(plan_of(tmp_path, SPEC, "shred.yaml"), tmp_path)).read_text())
+    shred["format"] = 1
+    for s in shred["sets"]:
+        del s["needs"], s["asked"]
+    (tmp_path / "old-shred.json").write_text(json.dumps(shred))
+    old = load_plan(tmp_path / "old-shred.json")
+    assert len(old.item_sets) == 4 and all(s.asked and not s.needs for s in old.item_sets.values())

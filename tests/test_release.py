@@ -79,7 +79,13 @@ def test_a_release_holds_what_the_issue_lists(folder_release, small_run) -> None
     info = json.loads((folder_release / "release.json").read_text())
     assert {c["name"].split("/")[0] for c in info["cells"]} == {"oracle", "ocr-islands", "origami-oracle", "origami-random"}
     assert (folder_release / "spec" / "spec.yaml").read_bytes() == small_run.spec.read_bytes()
-    assert json.loads((folder_release / "plan.json").read_text())["cells"]
+    plan = json.loads((folder_release / "plan.json").read_text())
+    assert plan["cells"]
+    # designs name their files within the package's built-in folder: no absolute path
+    origins = [i["design"]["origin"] for s in plan["sets"] for i in s["items"] if (i.get("design") or {}).get("origin")]
+    assert origins and {o["root"] for o in origins} == {"builtin"} and not any(o["path"].startswith("/") for o in origins)
+    text = (folder_release / "plan.json").read_text()
+    assert str(Path(rel.__file__).parents[2]) not in text and str(small_run.workdir) not in text
     assert {p.name for p in (folder_release / "tables").iterdir()} == {
         "leaderboard.csv", "breakdown.csv", "breakdown_origami.csv", "pairwise.csv"}
     env = json.loads((folder_release / "environment.json").read_text())

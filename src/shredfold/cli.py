@@ -39,7 +39,7 @@ def _plan(spec: str, results: Path | None = None, write: bool = False) -> Any:
     from shredfold.plan import make_plan
     from shredfold.resolve import load_spec
 
-    store = _store(results) if results is not None and (results / "store").is_dir() else None
+    store = _store(results) if results is not None and (write or (results / "store").is_dir()) else None
     try:
         return make_plan(load_spec(spec), store, write=write)
     except (ValueError, FileNotFoundError) as exc:
@@ -52,7 +52,9 @@ def _plan(spec: str, results: Path | None = None, write: bool = False) -> Any:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    plan = _plan(args.spec, Path(args.results))
+    # what is costly to derive (the origami design catalogue) is kept in the results store,
+    # as a Snakemake run keeps it: the same spec plans fast the second time, from either
+    plan = _plan(args.spec, Path(args.results), write=not args.no_cache)
     if args.cost:
         from shredfold.cost import estimate, render
 
@@ -64,11 +66,15 @@ def cmd_plan(args: argparse.Namespace) -> int:
         print(json.dumps(plan.summary(), indent=1))
         return 0
     print(f"spec {plan.spec.path}")
-    n_items = sum(len(s.items) for s in plan.item_sets.values())
-    print(f"{len(plan.item_sets)} item sets, {n_items} items")
-    for s in plan.item_sets.values():
+    asked = [s for s in plan.item_sets.values() if s.asked]
+    print(f"{len(asked)} item sets, {sum(len(s.items) for s in asked)} items")
+    for s in asked:
         labels = " ".join(f"{k}={v}" for k, v in s.labels.items())
-        print(f"  set {s.task:16s} {labels:28s} {s.key[:16]}  {len(s.items)} items")
+        needs = f" (after {len(s.needs)} set(s) it needs)" if s.needs else ""
+        print(f"  set {s.task:16s} {labels:28s} {s.key[:16]}  {len(s.items)} items{needs}")
+    others = len(plan.item_sets) - len(asked)
+    if others:
+        print(f"{others} set(s) built only for the sets above (e.g. a design validation each, run in parallel)")
     print(f"{len(plan.cells)} cells")
     for c in plan.cells:
         print(f"  cell {c.name:44s} query {c.query_key[:16]} score {c.score_key[:16]}")
@@ -397,6 +403,7 @@ def _rebuild_hint(exc: CorruptObjectError, plan: Any, args: argparse.Namespace) 
 
 
 def cmd_job(args: argparse.Namespace) -> int:
+    from shredfold.origami_bench.design import DesignFileError
     from shredfold.plan import StalePlanError, load_plan
     from shredfold.shred.outside import OutsideSetError
 
@@ -422,10 +429,15 @@ def cmd_job(args: argparse.Namespace) -> int:
         elif args.stage == "aggregate":
             from shredfold.aggregate import Grid, write_tables
 
+            grid = Grid.of(plan, store)
+            # on screen (the rule shows this job's output): what the plan and the set jobs
+            # left out, as the leaderboard's notes say it
+            for note in grid.all_notes():
+                print(f"note: {note}", file=sys.stderr)
+            if grid.nothing_left:
+                raise UserError(grid.nothing_left[0])
             # Snakemake passes the tables of the cells' current attempts (see plan.resolve_attempts).
-            write_tables(
-                args.tables or plan.score_paths, Grid.of(plan), args.out[0], args.out[1:], args.pairwise
-            )
+            write_tables(args.tables or plan.score_paths, grid, args.out[0], args.out[1:], args.pairwise)
         elif args.stage == "report":
             from shredfold.report.build import write_report
 
@@ -433,7 +445,7 @@ def cmd_job(args: argparse.Namespace) -> int:
             logging.getLogger("shredfold.report").info("report %s: %d bytes in %.1f s", args.out[0], made["bytes"], made["seconds"])
     except CorruptObjectError as exc:
         raise UserError(f"{exc}; {_rebuild_hint(exc, plan, args)}") from None
-    except OutsideSetError as exc:  # an outside sample's file changed or broke since the plan
+    except (OutsideSetError, DesignFileError) as exc:  # a user's file changed or broke since the plan
         raise UserError(str(exc)) from None
     except StalePlanError as exc:
         raise UserError(str(exc)) from None
@@ -606,7 +618,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--cost", action="store_true",
         help="per model: requests, images, pixels, input tokens and the dollar estimate (no call made)",
     )  # fmt: skip
-    sp.add_argument("--results", default=str(RESULTS), help="read cached inputs from this results folder (never written)")
+    sp.add_argument("--results", default=str(RESULTS), help="results folder whose store keeps costly plan inputs (the design catalogue)")
+    sp.add_argument("--no-cache", action="store_true", help="write nothing: read the results store only if it exists")
     sp.set_defaults(func=cmd_plan)
 
     sp = sub.add_parser("show", help="write a sample's pieces, composite and truth to a folder")

@@ -26,11 +26,15 @@ from shredfold import paths
 from shredfold.models import registry
 from shredfold.spec import ResolvedSpec
 from shredfold.store import Store, atomic_write_bytes, canonical_json, sha256_bytes
-from shredfold.tasks.base import Cell, ItemSet, PlanContext, Task, make_cells
+from shredfold.tasks.base import Cell, ItemSet, PlanContext, Task, item_context, make_cells
 from shredfold.tasks.registry import get as get_task
 from shredfold.tasks.registry import tasks
 
-PLAN_FORMAT = 1
+# 2: sets carry needs and asked; OrigamiBench designs are their files (each named under its
+# folder, see origami_bench.design.DesignRoots), no longer rounded segments. Format 1 still
+# loads without OrigamiBench items; with them it is refused, saying so.
+PLAN_FORMAT = 2
+_READS = (1, PLAN_FORMAT)
 
 
 class StalePlanError(KeyError):
@@ -75,7 +79,8 @@ class Plan:
         return self.item_sets[key]
 
     def sets_of(self, task: str) -> list[ItemSet]:
-        return [s for s in self.item_sets.values() if s.task == task]
+        """The task's sets that models are asked about (not those only built for others)."""
+        return [s for s in self.item_sets.values() if s.task == task and s.asked]
 
     def tasks(self) -> list[Task]:
         """The tasks this plan has item sets of, in plan order."""
@@ -94,7 +99,7 @@ class Plan:
             "keys": [r.as_json() for r in key_routes(self.spec.models)],
             "notes": self.notes,
             "sets": [
-                {"task": s.task, **s.labels, "key": s.key, "items": s.item_keys}
+                {"task": s.task, **s.labels, "key": s.key, "items": s.item_keys, "path": s.path, "asked": s.asked, "needs": list(s.needs)}
                 for s in self.item_sets.values()
             ],
             "cells": [
@@ -204,7 +209,9 @@ def plan_document(plan: Plan, cwd: Path | None = None) -> dict[str, Any]:
                 "key": s.key,
                 "labels": dict(s.labels),
                 "where": s.where,
-                "items": [i.model_dump(mode="json") for i in s.items],
+                "items": _items_document(s, plan.spec),
+                "needs": list(s.needs),
+                "asked": s.asked,
             }
             for s in plan.item_sets.values()
         ],
@@ -224,6 +231,13 @@ def plan_document(plan: Plan, cwd: Path | None = None) -> dict[str, Any]:
     }
 
 
+def _items_document(item_set: ItemSet, spec: ResolvedSpec) -> list[Any]:
+    """A set's items as a plan file records them (their files' paths under named folders,
+    where the task says so: :func:`shredfold.tasks.base.item_context`)."""
+    context = item_context(get_task(item_set.task), spec)
+    return [i.model_dump(mode="json", context=context) for i in item_set.items]
+
+
 def write_plan(plan: Plan, root: str | Path = ".") -> str:
     """Write the plan to ``results/plans/<key>.json`` (once per content) and return its path,
     relative to ``root``."""
@@ -238,15 +252,22 @@ def write_plan(plan: Plan, root: str | Path = ".") -> str:
 def load_plan(path: str | Path) -> Plan:
     """A plan written by :func:`write_plan` (a job's view of the run)."""
     doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    if doc.get("format") != PLAN_FORMAT:
+    if doc.get("format") not in _READS:
         raise ValueError(f"{path}: plan format {doc.get('format')!r}, expected {PLAN_FORMAT}: plan again")
     spec = _restored_spec(doc["spec"], Path.cwd())
     models = {m.id: m for m in spec.models}
     sets: dict[str, ItemSet] = {}
+    if doc["format"] == 1 and any(get_task(s["task"]).benchmark == "origami" for s in doc["sets"]):
+        raise ValueError(
+            f"{path}: plan format 1 (OrigamiBench designs as segments; format 2 names their files): "
+            "plan again, or verify an older release with the shredfold that made it"
+        )
     for s in doc["sets"]:
-        item_type = get_task(s["task"]).item_type
-        items = tuple(item_type.model_validate(i) for i in s["items"])
-        sets[s["key"]] = ItemSet(s["task"], s["key"], s["labels"], items, s["where"])
+        task = get_task(s["task"])
+        context = item_context(task, spec)
+        items = tuple(task.item_type.model_validate(i, context=context) for i in s["items"])
+        needs, asked = tuple(s.get("needs", ())), bool(s.get("asked", True))
+        sets[s["key"]] = ItemSet(s["task"], s["key"], s["labels"], items, s["where"], needs, asked)
     identities = doc["identities"]
     cells = [
         Cell(

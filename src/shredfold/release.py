@@ -436,6 +436,11 @@ def collect(plan: Plan, workdir: Path, *, with_samples: bool = False) -> Content
         })  # fmt: skip
     for rkey in responses:
         store.read_bytes(RESPONSE_STAGE, rkey, ENVELOPE)
+    # what the set jobs left out (read before the store's files are listed: the release
+    # carries what its notes are read from, so verify reads them again)
+    grid = Grid.of(plan, store)
+    if grid.nothing_left:
+        raise ReleaseError(grid.nothing_left[0])
     objects = {(stage, key) for stage, key, _ in store.read}
     for stage, key, name in sorted(store.read):
         out.add_file(f"{STORE}/{stage}/{key[:2]}/{key}/{name}", store.path(stage, key) / name)
@@ -447,7 +452,7 @@ def collect(plan: Plan, workdir: Path, *, with_samples: bool = False) -> Content
 
     tables = render_tables(
         [str(workdir / c.score_path) for c in plan.cells],
-        Grid.of(plan),
+        grid,
         sorted({get_task(c.task).breakdown.file for c in plan.cells}),
     )
     for name, text in tables.items():

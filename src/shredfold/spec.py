@@ -336,13 +336,15 @@ class DesignSources(_Strict):
     )
     on_invalid: Literal["stop", "skip"] = Field(
         default="stop",
-        description="A design file that does not parse or fold flat: stop the plan (listing "
-        "every such file), or leave it out.",
+        description="A design file that does not parse (found by the plan) or does not fold "
+        "flat (found by its validation job): stop (the plan lists every file that does not "
+        "parse; a validation job names its design), or leave it out.",
     )
     validate_timeout_s: Annotated[float, Field(gt=0, le=3600)] = Field(
         default=60.0,
         description="Time the layer solver may take to find one flat-folded state of a folder "
-        "design at plan time (once per design: the result is cached).",
+        "design the package does not know, in that design's validation job (one job per "
+        "design, in parallel; the result is stored). Flat-Folder's designs are known ahead.",
     )
 
     @model_validator(mode="after")

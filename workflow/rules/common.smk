@@ -81,3 +81,8 @@ def cell_name(wildcards):
 
 def set_name(wildcards):
     return PLAN.item_set(wildcards.key).where
+
+
+def set_needs(wildcards):
+    """The manifests of the sets an item set's build reads (e.g. its designs' validations)."""
+    return [PLAN.item_set(k).path for k in PLAN.item_set(wildcards.key).needs]

@@ -16,7 +16,8 @@ from typing import Any
 
 from shredfold.plan import Plan
 from shredfold.store import CorruptObjectError, Store
-from shredfold.tasks.base import Exported, JobContext, Table, exported
+from shredfold.tasks.base import Exported, ItemSet, JobContext, Table, exported
+from shredfold.tasks.registry import get as get_task
 
 log = logging.getLogger(__name__)
 
@@ -47,14 +48,24 @@ def exported_tables(plan: Plan) -> list[TaskTables]:
 def build_missing(plan: Plan, store: Store, tasks: list[TaskTables]) -> dict[str, int]:
     """Make every item of the exported tables that the store lacks (as the set jobs do)."""
     total: dict[str, int] = {}
+    built: set[str] = set()
+
+    def build(s: ItemSet) -> None:
+        if s.key in built:
+            return
+        for need in s.needs:  # what its build reads first (e.g. its designs' validations)
+            build(plan.item_set(need))
+        built.add(s.key)
+        counts = get_task(s.task).build(s, JobContext(plan.spec, store, log=log))
+        if counts.get("made"):
+            log.info("%s %s: %s", s.task, s.where, ", ".join(f"{v} {k}" for k, v in counts.items()))
+        for k, v in counts.items():
+            total[k] = total.get(k, 0) + v
+
     for t in tasks:
         for table in t.tables:
             for s in table.sets:
-                counts = t.task.build(s, JobContext(plan.spec, store, log=log))  # type: ignore[attr-defined]
-                if counts.get("made"):
-                    log.info("%s %s: %s", t.name, s.where, ", ".join(f"{v} {k}" for k, v in counts.items()))
-                for k, v in counts.items():
-                    total[k] = total.get(k, 0) + v
+                build(s)
     return total
 
 

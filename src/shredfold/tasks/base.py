@@ -48,13 +48,19 @@ class Layout:
 
 @dataclass(frozen=True)
 class ItemSet:
-    """The items of one task that one set job builds (e.g. a domain at one N)."""
+    """The items of one task that one set job builds (e.g. a domain at one N).
+
+    A set may ``need`` other sets (by key) built first: its build reads what they stored
+    (OrigamiBench's targets read their designs' validations, each a set job of its own, so
+    they run in parallel). A set that is not ``asked`` gets no cells: only such a need."""
 
     task: str
     key: str
     labels: Mapping[str, Label]
     items: tuple[Any, ...]  # the task's item values; each has a ``key``
     where: str  # the set's path part (its layout filled in)
+    needs: tuple[str, ...] = ()
+    asked: bool = True
 
     @property
     def item_keys(self) -> list[str]:
@@ -214,6 +220,34 @@ class Task(Protocol):
     breakdown: Breakdown
 
 
+# ---------------------------------------------------------------- optional hooks
+#
+# A task whose items name files records them in plan files (and so releases) relative to
+# folders it names (``item_context``); a task whose set jobs may leave planned items out
+# (OrigamiBench: the targets of designs whose validation job found they do not fold flat)
+# says so once they are built (``left_out``), for the leaderboard's notes and the screen.
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """What a task's built sets left out of its planned items."""
+
+    note: str  # names each item (or design) left out and why: the leaderboard's notes
+    nothing_left: str | None = None  # every planned item was left out: the error that says so
+
+
+def item_context(task: Task, spec: ResolvedSpec) -> dict[str, Any] | None:
+    """The pydantic context with which a plan file writes and reads the task's items."""
+    hook = getattr(task, "item_context", None)
+    return None if hook is None else hook(spec)
+
+
+def left_out(task: Task, spec: ResolvedSpec, item_sets: Sequence[ItemSet], store: Store) -> LeftOut | None:
+    """What the task's built ``item_sets`` left out (None: nothing), read from ``store``."""
+    hook = getattr(task, "left_out", None)
+    return None if hook is None else hook(spec, item_sets, store)
+
+
 # ---------------------------------------------------------------- data set and eval hooks
 #
 # A task may also offer its items to other tools: as tables of a Hugging Face data set
@@ -358,6 +392,8 @@ def make_cells(
             continue
         ident = identities[model.id]
         for s in sets:
+            if not s.asked:
+                continue
             qkey = content_key(
                 task.query_stage.name, task.query_stage.version, {"model": ident, **qparams}, [s.key]
             )

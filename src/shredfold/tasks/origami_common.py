@@ -11,7 +11,7 @@ from typing import Any, ClassVar, TypeVar
 
 from shredfold.origami import ENGINE_VERSION
 from shredfold.origami_bench.catalogue import Catalogue, catalogue_key, load_catalogue
-from shredfold.origami_bench.design import TIERS, Design
+from shredfold.origami_bench.design import ROOTS, TIERS, Design, DesignRoots, builtin_folder
 from shredfold.prompts.origami import VERSION as PROMPT_VERSION
 from shredfold.spec import OrigamiBenchSpec, ResolvedSpec, spec_error_at
 from shredfold.store import content_key
@@ -97,8 +97,11 @@ def catalogue(ctx: PlanContext) -> Catalogue:
     if cached is None:
         ob = origami_spec(ctx.spec)
         with _sources(ctx):
-            cached = load_catalogue(ob, ctx.spec.spec.seed, ctx.store, write=ctx.write)
-        skipped = [_named(e, ob) for e in cached.invalid]
+            cached = load_catalogue(ob, ctx.spec.spec.seed, ctx.store, write=ctx.write, key=catalogue_id(ctx))
+        # Files that do not parse are known here; whether a folder's design folds flat is
+        # decided later, by its validation job (origami_fullstep), whose drops reach the
+        # leaderboard's notes through the aggregate.
+        skipped = [_named(e, design_roots(ctx.spec)) for e in cached.invalid]
         if not cached.designs:
             raise spec_error_at(
                 ctx.spec.path, ("origami", "designs"),
@@ -117,14 +120,51 @@ def catalogue(ctx: PlanContext) -> Catalogue:
     return cached
 
 
-def _named(invalid: str, ob: OrigamiBenchSpec) -> str:
-    """A skipped design named within its folder (notes reach the leaderboard and releases,
-    which record no absolute path)."""
-    folder = ob.designs.folder
-    if folder is not None and invalid.startswith(f"{folder}/"):
-        return invalid[len(str(folder)) + 1 :]
+def design_roots(spec: ResolvedSpec) -> DesignRoots:
+    """The folders a plan file names this spec's design files under: the spec's design
+    folder, Flat-Folder's cache (this machine's ``$SHREDFOLD_CACHE``), the built-in set."""
+    from shredfold.origami_bench.flat_folder import default_folder
+
+    folders = {"builtin": builtin_folder(), "flat_folder": default_folder()}
+    ob = spec.spec.origami
+    if ob is not None and ob.designs.folder is not None:
+        folders["folder"] = Path(ob.designs.folder)
+    return DesignRoots(folders)
+
+
+def _shown(root: str, rel: str) -> str:
+    return rel if root == "folder" else f"{root}/{rel}"
+
+
+def design_name(design: Design, roots: DesignRoots) -> str:
+    """A design named by its file within its folder (notes reach the leaderboard and
+    releases, which record no absolute path), else by its id."""
+    if design.origin is None:
+        return design.id
+    try:
+        return _shown(*roots.record(design.origin.path))
+    except ValueError:
+        return design.id
+
+
+def _named(invalid: str, roots: DesignRoots) -> str:
+    """A skipped design file ("file: cause") named within its folder, else under ``~``."""
+    for root, folder in roots.folders.items():
+        for prefix in dict.fromkeys((str(folder), str(folder.resolve()))):
+            if invalid.startswith(f"{prefix}/"):
+                return _shown(root, invalid[len(prefix) + 1 :])
     home = str(Path.home())
     return "~" + invalid[len(home) :] if len(home) > 1 and invalid.startswith(f"{home}/") else invalid
+
+
+def catalogue_id(ctx: PlanContext) -> str:
+    """The catalogue's key, once per plan (it hashes every design file)."""
+    key = getattr(ctx, "_origami_catalogue_key", None)
+    if key is None:
+        with _sources(ctx):
+            key = catalogue_key(origami_spec(ctx.spec), ctx.spec.spec.seed)
+        ctx._origami_catalogue_key = key  # type: ignore[attr-defined]
+    return key
 
 
 @contextmanager
@@ -144,11 +184,9 @@ def planned_items(ctx: PlanContext, what: dict[str, Any], item_type: type[T], ma
     it: a plan that finds them reads them back with pydantic alone. ``what`` names
     everything besides the catalogue that shapes them."""
     ob = origami_spec(ctx.spec)
-    with _sources(ctx):
-        catalogue_id = catalogue_key(ob, ctx.spec.spec.seed)
     params = {
         **what,
-        "catalogue": catalogue_id,
+        "catalogue": catalogue_id(ctx),
         "tiers": ob.tiers.model_dump(mode="json"),
         "seed": ctx.spec.spec.seed,
         "engine": ENGINE_VERSION,
@@ -211,6 +249,10 @@ class OrigamiTask:
 
     def score_params(self, spec: ResolvedSpec) -> dict[str, Any]:
         return score_params(spec)
+
+    def item_context(self, spec: ResolvedSpec) -> dict[str, Any]:
+        """Plan files name design files under their folders (no absolute path)."""
+        return {ROOTS: design_roots(spec)}
 
     def sort_columns(self) -> list[str]:
         return []

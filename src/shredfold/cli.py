@@ -1,5 +1,5 @@
-"""``shredfold …`` commands: plan, status, show, release, verify, report, designs, weights, clip, schema,
-serve, and the jobs Snakemake runs.
+"""``shredfold …`` commands: plan, status, show, release, verify, export, report, designs, weights,
+clip, schema, serve, serve-env, and the jobs Snakemake runs.
 
 Every failure a user can cause (a wrong spec, a missing key, a corrupt store object, a busy
 port) ends in one line naming the cause and exit status 2 (1 for a failed verification).
@@ -8,8 +8,10 @@ port) ends in one line naming the cause and exit status 2 (1 for a failed verifi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -37,7 +39,7 @@ def _plan(spec: str, results: Path | None = None, write: bool = False, limit: in
     from shredfold.plan import make_plan, with_limit
     from shredfold.resolve import load_spec
 
-    store = _store(results) if results is not None and (results / "store").is_dir() else None
+    store = _store(results) if results is not None and (write or (results / "store").is_dir()) else None
     try:
         return make_plan(with_limit(load_spec(spec), limit), store, write=write)
     except (ValueError, FileNotFoundError) as exc:
@@ -50,7 +52,9 @@ def _plan(spec: str, results: Path | None = None, write: bool = False, limit: in
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    plan = _plan(args.spec, Path(args.results), limit=args.limit)
+    # what is costly to derive (the origami design catalogue) is kept in the results store,
+    # as a Snakemake run keeps it: the same spec plans fast the second time, from either
+    plan = _plan(args.spec, Path(args.results), write=not args.no_cache, limit=args.limit)
     if args.cost:
         from shredfold.cost import estimate, render
 
@@ -62,14 +66,27 @@ def cmd_plan(args: argparse.Namespace) -> int:
         print(json.dumps(plan.summary(), indent=1))
         return 0
     print(f"spec {plan.spec.path}")
-    n_items = sum(len(s.items) for s in plan.item_sets.values())
-    print(f"{len(plan.item_sets)} item sets, {n_items} items")
-    for s in plan.item_sets.values():
+    asked = [s for s in plan.item_sets.values() if s.asked]
+    print(f"{len(asked)} item sets, {sum(len(s.items) for s in asked)} items")
+    for s in asked:
         labels = " ".join(f"{k}={v}" for k, v in s.labels.items())
-        print(f"  set {s.task:16s} {labels:28s} {s.key[:16]}  {len(s.items)} items")
+        needs = f" (after {len(s.needs)} set(s) it needs)" if s.needs else ""
+        print(f"  set {s.task:16s} {labels:28s} {s.key[:16]}  {len(s.items)} items{needs}")
+    others = len(plan.item_sets) - len(asked)
+    if others:
+        print(f"{others} set(s) built only for the sets above (e.g. a design validation each, run in parallel)")
     print(f"{len(plan.cells)} cells")
     for c in plan.cells:
         print(f"  cell {c.name:44s} query {c.query_key[:16]} score {c.score_key[:16]}")
+    from shredfold.models.endpoints import key_routes
+
+    routes = key_routes(plan.spec.models)
+    print(f"{len(routes)} API key(s) sent (variable -> host)")
+    for r in routes:
+        print(f"  key  {r.line()}")
+    for notes in plan.notes.values():
+        for note in notes:
+            print(f"note: {note}")
     return 0
 
 
@@ -136,13 +153,29 @@ def _show_target(out: Path, force: bool) -> list[str]:
     marker = out / SHOW_MARKER
     if not force:
         raise UserError(f"{out} is not empty; choose another --out, or --force to replace what an earlier `shredfold show` wrote there")
-    if not marker.is_file():
+    if marker.is_symlink() or not marker.is_file():
         raise UserError(f"{out} was not written by `shredfold show` (no {SHOW_MARKER}); refusing to touch it")
     try:
         written = json.loads(marker.read_text(encoding="utf-8"))["files"]
     except (ValueError, KeyError, TypeError):
         raise UserError(f"{marker} is unreadable; refusing to touch {out}") from None
     return [str(f) for f in written]
+
+
+def _check_inside(out: Path, name: str) -> None:
+    """Writes get the containment deletes have: no folder on the way to ``out/name``, and
+    not the file itself, may be a link (``pieces/`` linked to another folder would have its
+    files overwritten there), and nothing in ``name`` may leave ``out``."""
+    rel = Path(name)
+    if rel.is_absolute() or ".." in rel.parts:
+        raise UserError(f"{out}: the sample names a file {name!r} outside the folder; refusing to write it")
+    here = out
+    for part in rel.parts:
+        here = here / part
+        if here.is_symlink():
+            raise UserError(f"{here} is a link (to {os.readlink(here)}); refusing to write through it")
+        if here.exists() and not (here.is_dir() if here != out / rel else here.is_file()):
+            raise UserError(f"{here} is not a {'folder' if here != out / rel else 'file'}; refusing to replace it")
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -164,6 +197,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         raise UserError(f"{out}/{clash[0]} exists and was not written by `shredfold show`; refusing to overwrite it")
     obj = store.object(SAMPLE_STAGE, key)
     data = {f: obj.read_bytes(f) for f in files}  # verified before anything is written
+    for f in [*data, SHOW_MARKER]:
+        _check_inside(out, f)
     for f in previous:
         stale = out / f
         if f not in data and stale.is_file() and stale.resolve().is_relative_to(out.resolve()):
@@ -183,19 +218,22 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_release(args: argparse.Namespace) -> int:
     import time
 
-    from shredfold.plan import resolve_attempts
+    from shredfold.plan import current_attempts
     from shredfold.release import ReleaseError, make_release
 
     results = Path(args.results)
     t0 = time.perf_counter()
-    plan = resolve_attempts(_plan(args.spec, results, limit=args.limit), results.parent)
+    # The attempts the last run made, failed items and all: with real APIs some items
+    # always fail, and a release says how many and why rather than waiting for none.
+    plan = current_attempts(_plan(args.spec, results, limit=args.limit), results.parent)
     try:
-        digest = make_release(plan, results.parent, args.out, with_samples=args.with_samples, force=args.force)
+        made = make_release(plan, results.parent, args.out, with_samples=args.with_samples, force=args.force)
     except ReleaseError as exc:
         raise UserError(str(exc)) from None
     except CorruptObjectError as exc:
         raise UserError(f"{exc}; run `shredfold verify --store` and snakemake again") from None
-    print(f"release {args.out}: sha256 {digest} ({time.perf_counter() - t0:.1f} s)")
+    print(f"release {args.out}: sha256 {made.digest} ({time.perf_counter() - t0:.1f} s)")
+    print(made.failures.line())
     return 0
 
 
@@ -238,12 +276,42 @@ def _verify_release(path: str) -> int:
         raise UserError(str(exc)) from None
     for note in report.notes:
         print(f"note: {note}")
+    if report.failures is not None:
+        print(report.failures.line())
     for d in report.differences:
         print(f"difference: {d.line()}")
     counts = ", ".join(f"{v} {k}" for k, v in report.counts.items())
     verdict = "verified" if report.ok else f"{len(report.differences)} difference(s)"
     print(f"{path}: {verdict} ({counts}; {time.perf_counter() - t0:.1f} s, no model called)")
     return 0 if report.ok else 1
+
+
+# ---------------------------------------------------------------- export
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    import logging
+    import time
+
+    from shredfold.export.hf import ExportError, export_hf
+    from shredfold.export.rows import MissingItemsError
+
+    results = Path(args.results)
+    t0 = time.perf_counter()
+    try:
+        spec_text = Path(args.spec).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{args.spec}: cannot read the spec ({exc})") from None
+    plan = _plan(args.spec, results, write=not args.no_build)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    try:
+        report = export_hf(plan, _store(results), args.out, spec_text=spec_text, build=not args.no_build, force=args.force)
+    except (ExportError, MissingItemsError) as exc:
+        raise UserError(str(exc)) from None
+    except CorruptObjectError as exc:
+        raise UserError(f"{exc}; run `shredfold verify --store` and snakemake again") from None
+    print(f"{report.line()} ({time.perf_counter() - t0:.1f} s)")
+    return 0
 
 
 # ---------------------------------------------------------------- designs
@@ -383,6 +451,7 @@ def _rebuild_hint(exc: CorruptObjectError, plan: Any, args: argparse.Namespace) 
 
 
 def cmd_job(args: argparse.Namespace) -> int:
+    from shredfold.origami_bench.design import DesignFileError
     from shredfold.plan import StalePlanError, load_plan
     from shredfold.shred.outside import OutsideSetError
 
@@ -397,7 +466,7 @@ def cmd_job(args: argparse.Namespace) -> int:
         raise UserError(_out_of_memory(args, "the job ran out of memory (MemoryError)")) from None
     except CorruptObjectError as exc:
         raise UserError(f"{exc}; {_rebuild_hint(exc, plan, args)}") from None
-    except OutsideSetError as exc:  # an outside sample's file changed or broke since the plan
+    except (OutsideSetError, DesignFileError) as exc:  # a user's file changed or broke since the plan
         raise UserError(str(exc)) from None
     except StalePlanError as exc:
         raise UserError(str(exc)) from None
@@ -497,10 +566,15 @@ def _run_job(args: argparse.Namespace, plan: Any, store: Any) -> None:
     elif args.stage == "aggregate":
         from shredfold.aggregate import Grid, write_tables
 
+        grid = Grid.of(plan, store)
+        # on screen (the rule shows this job's output): what the plan and the set jobs
+        # left out, as the leaderboard's notes say it
+        for note in grid.all_notes():
+            print(f"note: {note}", file=sys.stderr)
+        if grid.nothing_left:
+            raise UserError(grid.nothing_left[0])
         # Snakemake passes the tables of the cells' current attempts (see plan.resolve_attempts).
-        write_tables(
-            args.tables or plan.score_paths, Grid.of(plan), args.out[0], args.out[1:], args.pairwise
-        )
+        write_tables(args.tables or plan.score_paths, grid, args.out[0], args.out[1:], args.pairwise)
     elif args.stage == "report":
         from shredfold.report.build import write_report
 
@@ -558,6 +632,86 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve_env(args: argparse.Namespace) -> int:
+    """The origami environment as an OpenEnv server (the ``[openenv]`` extra)."""
+    import ipaddress
+
+    prog = "shredfold serve-env"
+    try:
+        from shredfold.origami_bench.episode import resolve_target
+        from shredfold.origami_bench.openenv_env import ResetOptions
+        from shredfold.origami_bench.serve_env import (
+            ServeEnvConfig,
+            ServeEnvError,
+            bind,
+            server,
+            url_of,
+        )
+    except ImportError as exc:
+        print(f"{prog}: needs the [openenv] extra (pip install 'shredfold[openenv]'): {exc}", file=sys.stderr)
+        return 2
+    from pydantic import ValidationError
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    target: str | int = int(args.target) if args.target.isdigit() else args.target
+    threshold = args.gs_threshold.lower()
+    if threshold != "none" and not _is_number(threshold):
+        print(f"{prog}: --gs-threshold: a number from 0 to 1, or 'none'; got {args.gs_threshold!r}", file=sys.stderr)
+        return 2
+    try:
+        defaults = ResetOptions(
+            target=target,
+            kind=args.kind,
+            step_limit=args.step_limit,
+            image_size=args.image_size,
+            gs_threshold=None if threshold == "none" else float(threshold),
+        )
+        resolve_target(defaults.target)  # an unknown design fails here, not at the first reset
+    except (ValidationError, ValueError) as exc:
+        first = exc.errors(include_url=False)[0] if isinstance(exc, ValidationError) else None
+        why = f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}" if first else str(exc)
+        print(f"{prog}: {why}", file=sys.stderr)
+        return 2
+    cfg = ServeEnvConfig(
+        defaults=defaults,
+        reward=args.reward,
+        max_episodes=args.max_episodes,
+        max_sessions=args.max_sessions,
+        max_body_bytes=int(args.max_body_kb * 1024),
+    )
+    try:
+        sock = bind(args.host, args.port)
+    except ServeEnvError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    with contextlib.suppress(ValueError):
+        if not ipaddress.ip_address(sock.getsockname()[0]).is_loopback:
+            print(f"{prog}: listening beyond this machine: anyone who reaches the port can play", file=sys.stderr)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as cmd_serve: a parent may ignore it
+    try:
+        print(f"serving the origami environment at {url_of(sock)}", flush=True)
+        server(cfg).run(sockets=[sock])  # uvicorn drains and returns on SIGINT or SIGTERM
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+    return 0
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _count(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 10_000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1 to 10000")
+    return int(text)
+
+
 def _port(text: str) -> int:
     if not text.isdigit() or int(text) > 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0-65535)")
@@ -594,7 +748,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--cost", action="store_true",
         help="per model: requests, images, pixels, input tokens and the dollar estimate (no call made)",
     )  # fmt: skip
-    sp.add_argument("--results", default=str(RESULTS), help="read cached inputs from this results folder (never written)")
+    sp.add_argument("--results", default=str(RESULTS), help="results folder whose store keeps costly plan inputs (the design catalogue)")
+    sp.add_argument("--no-cache", action="store_true", help="write nothing: read the results store only if it exists")
     sp.add_argument("--limit", type=_count, help="a quick run's plan: the first N items of every cell (as --config limit=N)")
     sp.set_defaults(func=cmd_plan)
 
@@ -632,6 +787,16 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("path", nargs="?", help="a release folder or .tar.gz")
     sp.add_argument("--store", nargs="?", const=str(RESULTS), metavar="RESULTS", help="check every object of RESULTS/store (default results)")
     sp.set_defaults(func=cmd_verify)
+
+    sp = sub.add_parser("export", help="write a spec's benchmark items as a data set (Hugging Face datasets folder)")
+    sp.add_argument("out", help="a new (or empty) folder; --force replaces an earlier export there")
+    sp.add_argument("--format", choices=["hf"], default="hf", help="hf: Parquet with image features and a dataset card")
+    sp.add_argument("--spec", default="specs/default.yaml", help="the spec whose items to export")
+    sp.add_argument("--results", default=str(RESULTS), help="the results folder whose store holds (and receives) the items")
+    sp.add_argument("--no-build", action="store_true",
+                    help="refuse, naming Snakemake, when an item is not in the store (default: build it as the set jobs do)")
+    sp.add_argument("--force", action="store_true", help="replace an earlier export at OUT")
+    sp.set_defaults(func=cmd_export)
 
     sp = sub.add_parser("designs", help="OrigamiBench's design sets")
     dsub = sp.add_subparsers(dest="designs_command", required=True)
@@ -703,6 +868,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="refuse request bodies larger than this with 413 (default 64)",
     )  # fmt: skip
     sp.set_defaults(func=cmd_serve)
+
+    sp = sub.add_parser(
+        "serve-env", help="serve the origami full-step environment as an OpenEnv server (reset, step, state)"
+    )
+    sp.add_argument("--host", default="127.0.0.1")
+    sp.add_argument("--port", type=_port, default=8001, help="0 picks a free port (printed)")
+    sp.add_argument("--target", default="builtin/blintz-half",
+                    help="default design of a reset: a built-in (book-fold) or procedural/007")
+    sp.add_argument("--kind", choices=["fold", "crease"], default="fold")
+    sp.add_argument("--step-limit", type=int, default=6)
+    sp.add_argument("--image-size", type=int, default=256)
+    sp.add_argument("--gs-threshold", default="0.99", help="GS that ends an episode ('none': only stop or the limit)")
+    sp.add_argument("--reward", choices=["gs_delta", "gs"], default="gs_delta", help="a step's reward: GS gained, or GS")
+    sp.add_argument("--max-episodes", type=_count, default=32, help="HTTP episodes kept (least recently used go)")
+    sp.add_argument("--max-sessions", type=_count, default=4, help="WebSocket sessions at once")
+    sp.add_argument("--max-body-kb", type=_positive, default=64.0, help="refuse larger requests with 413 (default 64)")
+    sp.set_defaults(func=cmd_serve_env)
 
     sp = sub.add_parser("job", help="run one pipeline job (called by Snakemake rules)")
     sp.add_argument("stage", choices=["set", "query", "score", "aggregate", "report"])

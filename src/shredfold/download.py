@@ -4,7 +4,8 @@ folder and a bounded download that hashes what it copies.
 The cache is ``$SHREDFOLD_CACHE``, else ``$XDG_CACHE_HOME/shredfold``, else
 ``~/.cache/shredfold`` (set ``SHREDFOLD_CACHE`` for a shared or cluster-wide copy: the
 pipeline's jobs must see the same folder). Only ``https``, ``http`` and ``file`` URLs are
-opened; a download stops as soon as it passes its byte cap.
+opened; a download stops as soon as it passes its byte cap, and one that takes more than two
+seconds shows a progress bar on stderr.
 """
 
 from __future__ import annotations
@@ -37,16 +38,23 @@ def download(url: str, dest: IO[bytes], max_bytes: int) -> str:
     scheme = url.split(":", 1)[0].lower() if ":" in url else ""
     if scheme not in SCHEMES:
         raise FetchError(f"{url}: not an {', '.join(SCHEMES)} URL")
+    from tqdm import tqdm
+
     h = hashlib.sha256()
     size = 0
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT_S) as resp:  # noqa: S310 - scheme checked above
-            for chunk in iter(lambda: resp.read(1 << 20), b""):
-                size += len(chunk)
-                if size > max_bytes:
-                    raise FetchError(f"{url}: refused: larger than {max_bytes} bytes")
-                h.update(chunk)
-                dest.write(chunk)
+            length = resp.headers.get("Content-Length")
+            total = int(length) if length and length.isdigit() else None
+            # a progress bar on stderr once the download takes more than two seconds
+            with tqdm(total=total, unit="B", unit_scale=True, desc="downloading", delay=2, leave=False) as bar:
+                for chunk in iter(lambda: resp.read(1 << 20), b""):
+                    size += len(chunk)
+                    if size > max_bytes:
+                        raise FetchError(f"{url}: refused: larger than {max_bytes} bytes")
+                    h.update(chunk)
+                    dest.write(chunk)
+                    bar.update(len(chunk))
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         raise FetchError(f"{url}: download failed ({reason})") from None

@@ -41,5 +41,6 @@ rule release:
         paths.RELEASE_LOG,
     resources:
         mem_mb=res.RELEASE_MB,
+    # Shown as well as logged: the digest, and how many items failed and why.
     shell:
-        "{PY} -m shredfold release --spec {SPEC_FILE:q} {LIMIT_ARG}--out {output.archive:q} > {log:q} 2>&1"
+        "{PY} -m shredfold release --spec {SPEC_FILE:q} {LIMIT_ARG}--out {output.archive:q} 2>&1 | tee {log:q}"

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import os
 from pathlib import Path
 
@@ -26,14 +27,15 @@ def workdir_of(out: str | os.PathLike[str], rel: str) -> Path | None:
 
 
 def spend_of(config: ModelConfig, store: Store) -> Spend | None:
-    """The model's recorded spend and budget, read from its ledger without locking (None
-    when it has no budget: then nothing keeps a ledger)."""
+    """The model's recorded spend and its budget (None without one), read from its ledger
+    without locking; None when nothing keeps a ledger for the model (it is not priced)."""
     budget = Budget.of(config, store)
     if budget is None:
         return None
 
     def read() -> tuple[float, float | None]:
-        return budget.ledger.peek().total, budget.cap
+        cap = budget.cap  # a priced model without a budget has an endless one
+        return budget.ledger.peek().total, cap if math.isfinite(cap) else None
 
     return read
 

@@ -114,3 +114,33 @@ def test_the_bound_is_what_the_machine_has_free_less_a_reserve(monkeypatch):
     assert res.machine_mem_mb() == 2048 - res.RESERVE_MB
     monkeypatch.setattr(res, "cgroup_free_mb", lambda: 100.0)
     assert res.machine_mem_mb() == 512  # a job must be able to start at all
+
+
+def test_a_design_validation_declares_what_its_solver_may_take_in_its_time_and_a_limit_leaves_it_whole(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    from shredfold.plan import with_limit
+
+    builtin = Path(res.__file__).resolve().parents[1] / "origami_bench" / "builtin"
+    folder = tmp_path / "designs"
+    folder.mkdir()
+    for name in ("waterbomb-base.fold", "preliminary-base.fold"):
+        shutil.copy(builtin / name, folder / name)
+    declared = {}
+    for timeout in (10, 60):
+        spec = tmp_path / f"s{timeout}.yaml"
+        spec.write_text(f"name: v\norigami:\n  designs: {{builtin: false, procedural: 0, folder: {folder}, "
+                        f"validate_timeout_s: {timeout}}}\n  tasks: [fullstep]\nmodels: [origami-random]\n")  # fmt: skip
+        full = make_plan(load_spec(spec))
+        checks = [s for s in full.item_sets.values() if not s.asked]
+        assert len(checks) == 2
+        declared[timeout] = {res.set_mem_mb(s, full.spec) for s in checks}
+        assert declared[timeout] == {res._mb(res.VALIDATE_BASE_MB + res.VALIDATE_PER_S * timeout)}
+        # a quick run cuts the target sets, never a validation: its key is what they need
+        quick = make_plan(with_limit(load_spec(spec), 1))
+        assert [s for s in quick.item_sets.values() if not s.asked] == checks
+        cut = [s for s in quick.item_sets.values() if s.asked]
+        assert cut and {k for s in cut for k in s.needs} <= {s.key for s in checks}
+    assert max(declared[60]) >= 5716 * res.MARGIN  # Shrimp v2's peak in its 60 s, measured
+    assert max(declared[10]) < max(declared[60])

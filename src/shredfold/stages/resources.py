@@ -40,6 +40,12 @@ BLENDER_SET_TURNED = (16.0, 75.0)  # …and each piece's render target: MB per m
 OUTSIDE_SET_PER_MPX = 40.0  # decoded images re-encoded, pieces composited
 ORIGAMI_SET_MB = 330  # MCQ pictures and full-step targets at 256 px
 ORIGAMI_SET_PER_MPX = 500.0  # …and per megapixel of image_size² beyond that
+# A user's design validated by its own job: the layer solver's memory follows no measure of
+# the design (Dragon HP, 1550 vertices: 483 MB; Shrimp v2, 1529: 5716 MB when its 60 s ran
+# out), only the time it is given: per second of validate_timeout_s, the most measured (300
+# Japanese Spiny Lobster v2: 11 GB after 100 s, bench/origami_scale_notes.md).
+VALIDATE_BASE_MB = 200  # a small design's whole job (194 MB measured)
+VALIDATE_PER_S = 110.0
 OCR_QUERY_BASE_MB = 800  # ocr-islands / jigsaw-ocr: OpenVINO and both OCR models
 OCR_QUERY_PER_MPX = 85.0
 ORIGAMI_AGENT_MB = 320
@@ -112,6 +118,8 @@ def set_mem_mb(item_set: ItemSet, spec: ResolvedSpec) -> int:
         (a1, a2), (d1, d2) = SHRED_SET_AREA, SHRED_SET_TURNED
         return _mb(SHRED_SET_BASE_MB + max((a1 + a2 / n) * a + (d1 + d2 / n) * d for a, d in sizes))
     ob = spec.spec.origami
+    if ob is not None and item_set.labels.get("task") == "validate":
+        return _mb(VALIDATE_BASE_MB + VALIDATE_PER_S * ob.designs.validate_timeout_s)
     size = ob.image_size if ob is not None else 256
     return _mb(ORIGAMI_SET_MB + ORIGAMI_SET_PER_MPX * max(size * size - 256 * 256, 0) / 1e6)
 

@@ -178,6 +178,7 @@ def test_a_job_killed_by_sigkill_is_named_as_out_of_memory_with_its_rule_and_mem
     assert log.read_text().splitlines()[-1] == said  # the log says it too
     assert main(["job-failed", "set", "--status", "2", "--log", str(log), "--name", "shred/news_en/N8"]) == 2
     assert "rule item_set, shred/news_en/N8: failed with exit status 2" in capsys.readouterr().err
+    assert log.read_text().splitlines()[-1] == said  # the job's own last line (its cause) stays last
     assert main(["job-failed", "score", "--status", "143", "--log", str(log), "--name", "c"]) == 143
     assert "stopped by SIGTERM" in capsys.readouterr().err
 

@@ -513,7 +513,8 @@ def _out_of_memory(args: argparse.Namespace, what: str) -> str:
 
 def cmd_job_failed(args: argparse.Namespace) -> int:
     """After a job's process ended with ``status`` (the rule's shell runs this only then):
-    one line on stderr, which Snakemake shows, and at the end of the job's log. A job killed
+    one line on stderr, which Snakemake shows, and, for a job killed by a signal, at the end
+    of its log (a job that exited on its own has written its cause there last). A job killed
     by SIGKILL that did not say why was, nearly always, killed by the kernel for memory."""
     import signal as sig
 
@@ -530,9 +531,12 @@ def cmd_job_failed(args: argparse.Namespace) -> int:
             name = f"signal {status - 128}"
         why = f"rule {_RULES[args.stage]}, {args.name or args.key}: stopped by {name}"
     else:
+        # the job ended on its own and its log ends with its cause (one line): leave it last
         why = f"rule {_RULES[args.stage]}, {args.name or args.key}: failed with exit status {status}; see {args.log}"
+        print(f"shredfold: {why}", file=sys.stderr)
+        return status if 0 < status < 256 else 1
     print(f"shredfold: {why}", file=sys.stderr)
-    try:
+    try:  # a killed job could not say why: its log says it
         with open(args.log, "a", encoding="utf-8") as fh:
             fh.write(f"shredfold: {why}\n")
     except OSError:

@@ -364,6 +364,23 @@ def test_sql_aliases_split_at_the_last_as() -> None:
     assert _expr("CAST(n AS INTEGER) AS granularity") == "CAST(n AS INTEGER)"
 
 
+def test_a_quick_run_is_marked_on_every_row_beside_the_model(tmp_path: Path) -> None:
+    paths = tables(tmp_path, {
+        "a": (ShredRow, [shred_row("m", 1, 0.2), shred_row("m", 8, 0.4)]),
+        "b": (ShredRow, [shred_row("oracle", 1, 0.0, reference=True)]),
+    })
+    full_cols, full_rows = leaderboard(paths, grid_of(with_origami=False))
+    quick = grid_of(with_origami=False)
+    quick.limits = {"shred": 3}
+    cols, rows = leaderboard(paths, quick)
+    assert "limited" not in full_cols
+    assert cols[:2] == ["model", "limited"] and cols[2:] == full_cols[1:]
+    assert {r[1] for r in rows} == {"shred: first 3 items per cell, not the full run"}
+    assert [r[:1] + r[2:] for r in rows] == full_rows  # nothing else changes
+    text = render_tables(paths, quick, [])["leaderboard.csv"]
+    assert text.splitlines()[0].startswith("model,limited,reference,")
+
+
 def test_better_is_decided_by_the_holm_adjusted_p_not_the_raw_one(tmp_path: Path) -> None:
     # b is 0.05 worse on six documents and better on two: raw p about 0.02 for a-b and b-c,
     # but three pairs are tested, and Holm's adjustment lifts both above 0.05 (c copies a)

@@ -162,6 +162,49 @@ def test_designs_fetch_reports_what_it_wrote_and_refuses_in_one_line(
     assert "was not written by `shredfold designs fetch`" in capsys.readouterr().err
 
 
+def test_a_job_killed_by_sigkill_is_named_as_out_of_memory_with_its_rule_and_mem_mb(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from shredfold import paths
+    from shredfold.store import atomic_write_json
+
+    log = tmp_path / "results" / "logs" / "cells" / "query" / "m" / "k.query.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("2026 INFO progress …\n")
+    atomic_write_json(paths.progress_path(str(log)), {"format": 1, "peak_rss_mb": 2811.4})
+    code = main(["job-failed", "query", "--status", "137", "--log", str(log), "--name", "m/shred/news_en/N8", "--mem-mb", "1150"])
+    assert code == 137
+    said = capsys.readouterr().err.strip()
+    assert said.startswith("shredfold: killed by SIGKILL, most likely by the kernel's out-of-memory killer: rule query, m/shred/news_en/N8, declared mem_mb=1150")
+    assert "--set-resources query:mem_mb=N" in said and "at least 2811 MB" in said
+    assert log.read_text().splitlines()[-1] == said  # the log says it too
+    assert main(["job-failed", "set", "--status", "2", "--log", str(log), "--name", "shred/news_en/N8"]) == 2
+    assert "rule item_set, shred/news_en/N8: failed with exit status 2" in capsys.readouterr().err
+    assert log.read_text().splitlines()[-1] == said  # the job's own last line (its cause) stays last
+    assert main(["job-failed", "score", "--status", "143", "--log", str(log), "--name", "c"]) == 143
+    assert "stopped by SIGTERM" in capsys.readouterr().err
+
+
+def test_a_job_out_of_memory_in_python_is_one_line_naming_rule_and_mem_mb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    import shredfold.cli as cli
+    from shredfold.plan import make_plan, write_plan
+    from shredfold.resolve import load_spec
+
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("name: a\nshred:\n  domains: [news_en]\n  granularities: [1]\nmodels: [oracle]\n")
+    plan = write_plan(make_plan(load_spec(spec)), tmp_path)
+
+    def hungry(*_: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(cli, "_run_job", hungry)
+    code = main(["job", "set", "--plan", str(tmp_path / plan), "--key", "0" * 64, "--out", "x", "--mem-mb", "450",
+                 "--name", "shred/news_en/N1", "--results", str(tmp_path / "results")])  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "error: the job ran out of memory (MemoryError): rule item_set, shred/news_en/N1, declared mem_mb=450" in err
+    assert "Traceback" not in err
+
+
 def test_a_corpus_link_to_etc_passwd_is_a_spec_error_naming_the_spec_line(tmp_path, capsys) -> None:
     corpus = tmp_path / "corp" / "news_en"
     corpus.mkdir(parents=True)

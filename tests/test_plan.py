@@ -1,3 +1,5 @@
+import pytest
+
 from shredfold.plan import load_plan, make_plan, write_plan
 from shredfold.resolve import load_spec
 
@@ -95,6 +97,99 @@ def test_planning_writes_nothing_and_loads_no_imaging_library(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == str(loaded)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.yaml"]
+
+
+# ---------------------------------------------------------------- quick runs (limit)
+
+
+def test_a_limited_plan_asks_the_first_items_of_each_cell_under_their_own_keys(tmp_path):
+    from shredfold.plan import with_limit
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text(SPEC.replace("documents_per_domain: 2", "documents_per_domain: 3"))
+    full = make_plan(load_spec(spec))
+    quick = make_plan(with_limit(load_spec(spec), 2))
+    assert len(quick.item_sets) == len(full.item_sets) and len(quick.cells) == len(full.cells)
+    by_labels = {tuple(s.labels.values()): s for s in full.item_sets.values()}
+    for s in quick.item_sets.values():
+        whole = by_labels[tuple(s.labels.values())]
+        # the same items (same sample keys, so the same requests and cached answers), a prefix
+        assert s.item_keys == whole.item_keys[:2] and s.items == whole.items[:2]
+        assert s.limit == 2 and s.key != whole.key
+        assert s.where == f"first-2/{whole.where}" and s.path.startswith("results/sets/first-2/")
+    full_paths = {c.score_path for c in full.cells} | {c.query_path for c in full.cells}
+    for c in quick.cells:
+        assert c.query_path.startswith("results/cells/first-2/") and c.score_path.startswith("results/cells/first-2/")
+        assert c.query_path not in full_paths and c.score_path not in full_paths
+        assert c.name.endswith("(first 2)")
+        assert quick.cell(c.score_key, c.score_where) is c
+    assert quick.limits() == {"shred": 2} and full.limits() == {}
+
+
+def test_a_limit_no_smaller_than_a_set_leaves_it_the_full_set(tmp_path):
+    from shredfold.plan import with_limit
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text(SPEC)  # two documents a set
+    full = make_plan(load_spec(spec))
+    same = make_plan(with_limit(load_spec(spec), 2))
+    assert same.summary()["sets"] == full.summary()["sets"]
+    assert [(c.query_path, c.score_path, c.name) for c in same.cells] == [
+        (c.query_path, c.score_path, c.name) for c in full.cells
+    ]
+    assert same.limits() == {}
+
+
+def test_the_spec_limits_each_benchmark_and_config_overrides_both(tmp_path):
+    from shredfold.plan import limit_of, parse_limit, with_limit
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text(SPEC.replace("documents_per_domain: 2", "documents_per_domain: 3\n  limit: 1"))
+    resolved = load_spec(spec)
+    assert limit_of(resolved, "shred") == 1 and limit_of(resolved, "origami") is None
+    assert all(len(s.items) == 1 for s in make_plan(resolved).item_sets.values())
+    assert limit_of(with_limit(resolved, 2), "shred") == 2
+    assert with_limit(resolved, None) is resolved
+    assert parse_limit(None) is None and parse_limit("") is None and parse_limit(3) == 3 and parse_limit("4") == 4
+    for bad in (0, -1, "x", 2.5, True):
+        with pytest.raises(ValueError, match="limit="):
+            parse_limit(bad)
+
+
+def test_a_limited_plan_survives_its_plan_file(tmp_path):
+    from shredfold.plan import with_limit
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text(SPEC.replace("documents_per_domain: 2", "documents_per_domain: 3"))
+    quick = make_plan(with_limit(load_spec(spec), 2))
+    loaded = load_plan(tmp_path / write_plan(quick, tmp_path))
+    assert loaded.summary() == quick.summary()
+    assert loaded.limits() == {"shred": 2}
+    assert [c.name for c in loaded.cells] == [c.name for c in quick.cells]
+
+
+def test_origami_limit_cuts_each_cell_to_its_first_items_under_their_keys(tmp_path):
+    from shredfold.plan import limit_of
+    from shredfold.store import Store
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text("name: o\norigami:\n  designs: {builtin: true}\n  tasks: [mcq_assoc, fullstep]\n"
+                    "  mcq_items: 4\n  fullstep_targets: 3\n  limit: 1\nmodels: [origami-random]\n")  # fmt: skip
+    resolved = load_spec(spec)
+    assert limit_of(resolved, "origami") == 1 and limit_of(resolved, "shred") is None
+    store = Store(tmp_path / "store")  # the design catalogue, read once for both plans
+    quick = make_plan(resolved, store)
+    full = make_plan(resolved.model_copy(update={"spec": resolved.spec.model_copy(update={
+        "origami": resolved.spec.origami.model_copy(update={"limit": None})})}), store)  # fmt: skip
+    whole = {s.where: s for s in full.item_sets.values()}
+    cut = [s for s in quick.item_sets.values() if s.limit is not None]
+    assert {s.task for s in cut} == {"origami_mcq", "origami_fullstep"}
+    for s in quick.item_sets.values():
+        base = whole[s.where.removeprefix("first-1/")]
+        assert s.items == base.items[:1]
+        assert (s.key == base.key) == (len(base.items) <= 1) == (s.limit is None)
+    assert quick.limits() == {"origami": 1} and full.limits() == {}
+    assert all(c.name.endswith("(first 1)") == (c.item_set.limit is not None) for c in quick.cells)
 
 
 def test_a_plan_file_records_no_absolute_path_and_its_jobs_still_find_every_file(tmp_path, monkeypatch):

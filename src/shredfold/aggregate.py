@@ -37,6 +37,7 @@ class Grid:
     notes: dict[str, list[str]] = field(default_factory=dict)
     # a task of which the set jobs left nothing: why (no leaderboard is made of it)
     nothing_left: list[str] = field(default_factory=list)
+    limits: dict[str, int] = field(default_factory=dict)  # a quick run's: benchmark → items per cell
 
     @classmethod
     def of(cls, plan: Any, store: Store | None = None) -> Grid:
@@ -44,7 +45,7 @@ class Grid:
         targets of designs whose validation job found they do not fold flat), which only
         the store knows once the set jobs have run."""
         grid = cls(plan.tasks(), {t.name: plan.sets_of(t.name) for t in plan.tasks()},
-                   {b: list(n) for b, n in plan.notes.items()})  # fmt: skip
+                   {b: list(n) for b, n in plan.notes.items()}, limits=plan.limits())  # fmt: skip
         if store is None:
             return grid
         for t in grid.tasks:
@@ -58,6 +59,12 @@ class Grid:
 
     def all_notes(self) -> list[str]:
         return [n for notes in self.notes.values() for n in notes]
+
+    def limited(self) -> str | None:
+        """What the ``limited`` column says on every row of a quick run's leaderboard."""
+        if not self.limits:
+            return None
+        return "; ".join(f"{b}: first {n} items per cell, not the full run" for b, n in sorted(self.limits.items()))
 
     def benchmarks(self) -> dict[str, list[Task]]:
         out: dict[str, list[Task]] = {}
@@ -159,6 +166,10 @@ def leaderboard(tables: Sequence[str], grid: Grid) -> tuple[list[str], list[tupl
     if any("notes" in e for e in by_model.values()):
         cols.append("notes")  # what the plan and the set jobs left out, on the rows it concerns
     rows = [tuple(by_model[m].get(c) for c in cols) for m in sorted(order, key=rank)]
+    note = grid.limited()
+    if note is not None:  # second, beside the model: a quick run's numbers are not the run's
+        cols.insert(1, "limited")
+        rows = [(r[0], note, *r[1:]) for r in rows]
     return cols, rows
 
 

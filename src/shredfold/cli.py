@@ -1,5 +1,5 @@
-"""``shredfold …`` commands: plan, show, release, verify, export, report, designs, weights, clip,
-schema, serve, serve-env, and the jobs Snakemake runs.
+"""``shredfold …`` commands: plan, status, show, release, verify, export, report, designs, weights,
+clip, schema, serve, serve-env, and the jobs Snakemake runs.
 
 Every failure a user can cause (a wrong spec, a missing key, a corrupt store object, a busy
 port) ends in one line naming the cause and exit status 2 (1 for a failed verification).
@@ -35,13 +35,13 @@ def _store(results: Path) -> Any:
     return Store(results / "store")
 
 
-def _plan(spec: str, results: Path | None = None, write: bool = False) -> Any:
-    from shredfold.plan import make_plan
+def _plan(spec: str, results: Path | None = None, write: bool = False, limit: int | None = None) -> Any:
+    from shredfold.plan import make_plan, with_limit
     from shredfold.resolve import load_spec
 
     store = _store(results) if results is not None and (write or (results / "store").is_dir()) else None
     try:
-        return make_plan(load_spec(spec), store, write=write)
+        return make_plan(with_limit(load_spec(spec), limit), store, write=write)
     except (ValueError, FileNotFoundError) as exc:
         if isinstance(exc, SpecError):
             raise
@@ -54,7 +54,7 @@ def _plan(spec: str, results: Path | None = None, write: bool = False) -> Any:
 def cmd_plan(args: argparse.Namespace) -> int:
     # what is costly to derive (the origami design catalogue) is kept in the results store,
     # as a Snakemake run keeps it: the same spec plans fast the second time, from either
-    plan = _plan(args.spec, Path(args.results), write=not args.no_cache)
+    plan = _plan(args.spec, Path(args.results), write=not args.no_cache, limit=args.limit)
     if args.cost:
         from shredfold.cost import estimate, render
 
@@ -88,6 +88,54 @@ def cmd_plan(args: argparse.Namespace) -> int:
         for note in notes:
             print(f"note: {note}")
     return 0
+
+
+# ---------------------------------------------------------------- status
+
+
+def _results_folder(arg: str) -> Path:
+    """RESULTS as given: the results folder, or a working directory that holds one."""
+    given = Path(arg)
+    if not (given / Path(paths.PLANS).name).is_dir() and (given / paths.RESULTS).is_dir():
+        return given / paths.RESULTS
+    return given
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    import time
+
+    from shredfold.plan import load_plan
+    from shredfold.status import newest_plan, render, run_status
+
+    results = _results_folder(args.results)
+    if args.spec:
+        plan, plan_file = _plan(args.spec, results if results.is_dir() else None, limit=args.limit), ""
+    else:
+        if args.limit is not None:
+            raise UserError("--limit goes with --spec (a plan file already says whether its run is limited)")
+        found = newest_plan(results)
+        if found is None:
+            raise UserError(f"no plan under {results}/plans: run snakemake first, or give --spec")
+        try:
+            plan = load_plan(found)
+        except (ValueError, KeyError) as exc:
+            raise UserError(f"{found}: not a readable plan ({exc}); give --spec") from None
+        plan_file = found.name[:16]
+    workdir = results.parent
+    clear = "\x1b[H\x1b[2J" if sys.stdout.isatty() else ""
+    try:
+        while True:
+            status = run_status(plan, workdir, plan_file)
+            text = render(status, cells=args.cells)
+            if args.watch is None:
+                print(text)
+                return 0
+            print(f"{clear}{time.strftime('%H:%M:%S')}  {text}\n", flush=True)
+            if status.finished:
+                return 0
+            time.sleep(args.watch)
+    except KeyboardInterrupt:
+        return 0
 
 
 # ---------------------------------------------------------------- show
@@ -177,7 +225,7 @@ def cmd_release(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     # The attempts the last run made, failed items and all: with real APIs some items
     # always fail, and a release says how many and why rather than waiting for none.
-    plan = current_attempts(_plan(args.spec, results), results.parent)
+    plan = current_attempts(_plan(args.spec, results, limit=args.limit), results.parent)
     try:
         made = make_release(plan, results.parent, args.out, with_samples=args.with_samples, force=args.force)
     except ReleaseError as exc:
@@ -413,36 +461,9 @@ def cmd_job(args: argparse.Namespace) -> int:
     plan = load_plan(args.plan)
     store = _store(Path(args.results))
     try:
-        if args.stage == "set":
-            from shredfold.stages.build import run_set
-
-            run_set(plan, args.key, args.out[0], store)
-        elif args.stage == "query":
-            from shredfold.stages.query import run_query
-
-            # None defers to SHREDFOLD_REPLAY_ONLY in the environment.
-            run_query(plan, args.key, args.where, args.out[0], store, replay_only=args.replay_only or None)
-        elif args.stage == "score":
-            from shredfold.stages.score import run_score
-
-            run_score(plan, args.key, args.where, args.input, args.out[0], store)
-        elif args.stage == "aggregate":
-            from shredfold.aggregate import Grid, write_tables
-
-            grid = Grid.of(plan, store)
-            # on screen (the rule shows this job's output): what the plan and the set jobs
-            # left out, as the leaderboard's notes say it
-            for note in grid.all_notes():
-                print(f"note: {note}", file=sys.stderr)
-            if grid.nothing_left:
-                raise UserError(grid.nothing_left[0])
-            # Snakemake passes the tables of the cells' current attempts (see plan.resolve_attempts).
-            write_tables(args.tables or plan.score_paths, grid, args.out[0], args.out[1:], args.pairwise)
-        elif args.stage == "report":
-            from shredfold.report.build import write_report
-
-            made = write_report(plan, Path(args.results).parent, args.out[0], args.tables)
-            logging.getLogger("shredfold.report").info("report %s: %d bytes in %.1f s", args.out[0], made["bytes"], made["seconds"])
+        _run_job(args, plan, store)
+    except MemoryError:
+        raise UserError(_out_of_memory(args, "the job ran out of memory (MemoryError)")) from None
     except CorruptObjectError as exc:
         raise UserError(f"{exc}; {_rebuild_hint(exc, plan, args)}") from None
     except (OutsideSetError, DesignFileError) as exc:  # a user's file changed or broke since the plan
@@ -455,7 +476,114 @@ def cmd_job(args: argparse.Namespace) -> int:
         if isinstance(exc, ClipWeightsError):  # SS's weights are not what they claim
             raise UserError(str(exc)) from None
         raise
+    finally:
+        _log_memory(args)
     return 0
+
+
+def _log_memory(args: argparse.Namespace) -> None:
+    """The job's peak memory against what its rule declared (the numbers bench/job_memory.py
+    collects; a peak over the declaration is a warning to raise it)."""
+    from shredfold.progress import peak_rss_mb
+
+    peak = peak_rss_mb()
+    log = logging.getLogger("shredfold.job")
+    if args.mem_mb and peak > args.mem_mb:
+        log.warning("job %s: peak RSS %.0f MB, over the %d MB its rule declares (mem_mb): "
+                    "raise it with --set-resources %s:mem_mb=%d", args.stage, peak, args.mem_mb,
+                    _RULES.get(args.stage, args.stage), int(peak * 1.5))  # fmt: skip
+    else:
+        declared = f" of mem_mb {args.mem_mb} declared" if args.mem_mb else ""
+        log.info("job %s: peak RSS %.0f MB%s", args.stage, peak, declared)
+
+
+# The Snakemake rule of each job stage (for messages that name it).
+_RULES = {"set": "item_set", "query": "query", "score": "score", "aggregate": "aggregate", "report": "report"}
+
+
+def _out_of_memory(args: argparse.Namespace, what: str) -> str:
+    rule = _RULES.get(args.stage, args.stage)
+    declared = f"declared mem_mb={args.mem_mb}" if args.mem_mb else "no mem_mb declared"
+    return (
+        f"{what}: rule {rule}, {args.name or args.key or args.stage}, {declared}. Give it more "
+        f"with --set-resources {rule}:mem_mb=N, or run fewer jobs at once (--resources mem_mb=N "
+        "bounds what they declare together)"
+    )
+
+
+def cmd_job_failed(args: argparse.Namespace) -> int:
+    """After a job's process ended with ``status`` (the rule's shell runs this only then):
+    one line on stderr, which Snakemake shows, and, for a job killed by a signal, at the end
+    of its log (a job that exited on its own has written its cause there last). A job killed
+    by SIGKILL that did not say why was, nearly always, killed by the kernel for memory."""
+    import signal as sig
+
+    status = args.status
+    if status > 128 and status - 128 == sig.SIGKILL:
+        why = _out_of_memory(args, "killed by SIGKILL, most likely by the kernel's out-of-memory killer")
+        peak = _last_peak(Path(args.log))
+        if peak is not None:
+            why += f" (its peak RSS was at least {peak:.0f} MB when last recorded)"
+    elif status > 128:
+        try:
+            name = sig.Signals(status - 128).name
+        except ValueError:
+            name = f"signal {status - 128}"
+        why = f"rule {_RULES[args.stage]}, {args.name or args.key}: stopped by {name}"
+    else:
+        # the job ended on its own and its log ends with its cause (one line): leave it last
+        why = f"rule {_RULES[args.stage]}, {args.name or args.key}: failed with exit status {status}; see {args.log}"
+        print(f"shredfold: {why}", file=sys.stderr)
+        return status if 0 < status < 256 else 1
+    print(f"shredfold: {why}", file=sys.stderr)
+    try:  # a killed job could not say why: its log says it
+        with open(args.log, "a", encoding="utf-8") as fh:
+            fh.write(f"shredfold: {why}\n")
+    except OSError:
+        pass
+    return status if 0 < status < 256 else 1
+
+
+def _last_peak(log: Path) -> float | None:
+    """The peak RSS a job's progress state recorded last (it is written every interval)."""
+    from shredfold.progress import read_state
+
+    state = read_state(paths.progress_path(str(log)))
+    return float(state["peak_rss_mb"]) if state and "peak_rss_mb" in state else None
+
+
+def _run_job(args: argparse.Namespace, plan: Any, store: Any) -> None:
+    """The job of ``args.stage`` (the OOM and error handling is the caller's)."""
+    if args.stage == "set":
+        from shredfold.stages.build import run_set
+
+        run_set(plan, args.key, args.out[0], store)
+    elif args.stage == "query":
+        from shredfold.stages.query import run_query
+
+        # None defers to SHREDFOLD_REPLAY_ONLY in the environment.
+        run_query(plan, args.key, args.where, args.out[0], store, replay_only=args.replay_only or None)
+    elif args.stage == "score":
+        from shredfold.stages.score import run_score
+
+        run_score(plan, args.key, args.where, args.input, args.out[0], store)
+    elif args.stage == "aggregate":
+        from shredfold.aggregate import Grid, write_tables
+
+        grid = Grid.of(plan, store)
+        # on screen (the rule shows this job's output): what the plan and the set jobs
+        # left out, as the leaderboard's notes say it
+        for note in grid.all_notes():
+            print(f"note: {note}", file=sys.stderr)
+        if grid.nothing_left:
+            raise UserError(grid.nothing_left[0])
+        # Snakemake passes the tables of the cells' current attempts (see plan.resolve_attempts).
+        write_tables(args.tables or plan.score_paths, grid, args.out[0], args.out[1:], args.pairwise)
+    elif args.stage == "report":
+        from shredfold.report.build import write_report
+
+        made = write_report(plan, Path(args.results).parent, args.out[0], args.tables)
+        logging.getLogger("shredfold.report").info("report %s: %d bytes in %.1f s", args.out[0], made["bytes"], made["seconds"])
 
 
 # ---------------------------------------------------------------- serve
@@ -594,6 +722,12 @@ def _port(text: str) -> int:
     return int(text)
 
 
+def _count(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return int(text)
+
+
 def _positive(text: str) -> float:
     try:
         value = float(text)
@@ -620,7 +754,22 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     sp.add_argument("--results", default=str(RESULTS), help="results folder whose store keeps costly plan inputs (the design catalogue)")
     sp.add_argument("--no-cache", action="store_true", help="write nothing: read the results store only if it exists")
+    sp.add_argument("--limit", type=_count, help="a quick run's plan: the first N items of every cell (as --config limit=N)")
     sp.set_defaults(func=cmd_plan)
+
+    sp = sub.add_parser(
+        "status", help="where a run stands (cells done, running, pending; items answered; errors; "
+        "spend against budgets), read from the results while Snakemake runs",
+    )  # fmt: skip
+    sp.add_argument("results", nargs="?", default=str(RESULTS), help="the results folder (default results)")
+    sp.add_argument("--spec", help="the run of this spec (default: the plan Snakemake wrote or used last)")
+    sp.add_argument("--limit", type=_count, help="with --spec: its quick run (--config limit=N)")
+    sp.add_argument("--cells", action="store_true", help="also a row per cell begun")
+    sp.add_argument(
+        "--watch", nargs="?", type=_positive, const=5.0, metavar="SECONDS",
+        help="print it again every SECONDS (default 5) until the run is done (Ctrl-C stops)",
+    )  # fmt: skip
+    sp.set_defaults(func=cmd_status)
 
     sp = sub.add_parser("show", help="write a sample's pieces, composite and truth to a folder")
     sp.add_argument("key", help="sample key or a unique prefix of it")
@@ -635,6 +784,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--with-samples", action="store_true", help="add every sample's images")
     sp.add_argument("--force", action="store_true", help="replace an earlier release at --out")
     sp.add_argument("--results", default=str(RESULTS))
+    sp.add_argument("--limit", type=_count, help="release a quick run (snakemake --config limit=N)")
     sp.set_defaults(func=cmd_release)
 
     sp = sub.add_parser("verify", help="check a release (re-score it offline), or a results store")
@@ -753,7 +903,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("--tables", nargs="*", help="aggregate, report: the cell tables (default: the plan's)")
     sp.add_argument("--pairwise", help="aggregate: also write the pairwise tests here")
+    sp.add_argument("--mem-mb", type=int, default=0, help="the memory its rule declared (for messages)")
+    sp.add_argument("--name", default="", help="the set or cell it works on (for messages)")
     sp.set_defaults(func=cmd_job)
+
+    sp = sub.add_parser("job-failed", help="say why a pipeline job failed (called by the Snakemake rules)")
+    sp.add_argument("stage", choices=list(_RULES))
+    sp.add_argument("--status", type=int, required=True, help="the job's exit status as the shell saw it")
+    sp.add_argument("--log", required=True, help="the job's log (the reason is added to it)")
+    sp.add_argument("--mem-mb", type=int, default=0)
+    sp.add_argument("--name", default="")
+    sp.add_argument("--key", default="")
+    sp.set_defaults(func=cmd_job_failed)
     return p
 
 

@@ -38,6 +38,12 @@ KEY_PATTERN = "[0-9a-f]{64}"
 ATTEMPT_PATTERN = "(-r[1-9][0-9]*)?"
 
 
+def limited_where(where: str, limit: int) -> str:
+    """The path part of a quick run's set or cell (``--config limit=N``): under ``first-N/``,
+    apart from the full run's, whose tables hold more items."""
+    return f"first-{limit}/{where}"
+
+
 def attempt_suffix(attempt: int) -> str:
     """``-rN`` on the paths of the N-th retry of a cell whose earlier query had errors."""
     return f"-r{attempt}" if attempt else ""
@@ -67,6 +73,20 @@ def score_path(where: str, key: str, attempt: int = 0) -> str:
 def cell_log(stage: str) -> str:
     """The log pattern of a cell's ``stage`` job (``query`` or ``score``)."""
     return f"{RESULTS}/logs/cells/{{where}}/{{key}}{{attempt}}.{stage}.log"
+
+
+def cell_log_path(stage: str, where: str, key: str, attempt: int = 0) -> str:
+    return cell_log(stage).format(where=where, key=key, attempt=attempt_suffix(attempt))
+
+
+def set_log_path(where: str, key: str) -> str:
+    return SET_LOG.format(where=where, key=key)
+
+
+def progress_path(log: str) -> str:
+    """The progress state a job keeps beside its log (``….log`` → ``….progress.json``): what
+    ``shredfold status`` reads while the job runs."""
+    return log.removesuffix(".log") + ".progress.json"
 
 
 def repair_path(where: str, key: str) -> str:

@@ -17,7 +17,7 @@ import json
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from typing import Any
 from shredfold import paths
 from shredfold.models import registry
 from shredfold.spec import ResolvedSpec
-from shredfold.store import Store, atomic_write_bytes, canonical_json, sha256_bytes
+from shredfold.store import Store, atomic_write_bytes, canonical_json, content_key, sha256_bytes
 from shredfold.tasks.base import Cell, ItemSet, PlanContext, Task, item_context, make_cells
 from shredfold.tasks.registry import get as get_task
 from shredfold.tasks.registry import tasks
@@ -35,6 +35,7 @@ from shredfold.tasks.registry import tasks
 # loads without OrigamiBench items; with them it is refused, saying so.
 PLAN_FORMAT = 2
 _READS = (1, PLAN_FORMAT)
+LIMIT_STAGE, LIMIT_VERSION = "item_set_limit", 1
 
 
 class StalePlanError(KeyError):
@@ -81,6 +82,11 @@ class Plan:
     def sets_of(self, task: str) -> list[ItemSet]:
         """The task's sets that models are asked about (not those only built for others)."""
         return [s for s in self.item_sets.values() if s.task == task and s.asked]
+
+    def limits(self) -> dict[str, int]:
+        """Benchmarks this quick run cut (``limit``), with the number of items per cell."""
+        by_task = {t.name: t.benchmark for t in tasks()}
+        return {by_task[s.task]: s.limit for s in self.item_sets.values() if s.limit is not None}
 
     def tasks(self) -> list[Task]:
         """The tasks this plan has item sets of, in plan order."""
@@ -129,9 +135,69 @@ def make_plan(resolved: ResolvedSpec, store: Store | None = None, *, write: bool
         mine = task.item_sets(ctx)
         if not mine:
             continue
+        limit = limit_of(resolved, task.benchmark)
+        if limit is not None:  # (a set built only for others, e.g. design validations, stays whole)
+            mine = [limited(s, limit) if s.asked else s for s in mine]
         sets.update((s.key, s) for s in mine)
-        cells += make_cells(task, resolved, mine, resolved.models, identities, registry.answers)
+        made = make_cells(task, resolved, mine, resolved.models, identities, registry.answers)
+        cells += [limited_cell(c) for c in made]
     return Plan(spec=resolved, item_sets=sets, cells=cells, identities=identities, notes=ctx.notes)
+
+
+# ---------------------------------------------------------------- quick runs
+
+
+def limit_of(resolved: ResolvedSpec, benchmark: str) -> int | None:
+    """The spec's ``limit`` for a benchmark's cells (its section's ``limit``), if any."""
+    return getattr(getattr(resolved.spec, benchmark, None), "limit", None)
+
+
+def with_limit(resolved: ResolvedSpec, limit: int | None) -> ResolvedSpec:
+    """The spec with ``limit`` on every benchmark section it has (``--config limit=N``,
+    which overrides the sections' own); unchanged for None."""
+    if limit is None:
+        return resolved
+    spec = resolved.spec
+    update = {
+        name: section.model_copy(update={"limit": limit})
+        for name in ("shred", "origami")
+        if (section := getattr(spec, name)) is not None
+    }
+    return resolved.model_copy(update={"spec": spec.model_copy(update=update)})
+
+
+def parse_limit(value: object) -> int | None:
+    """``--config limit=…`` as a number of items (None when not given)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool) or not str(value).isdigit() or int(str(value)) < 1:
+        raise ValueError(f"limit={value!r}: give a whole number of items, at least 1")
+    return int(str(value))
+
+
+def limited(item_set: ItemSet, limit: int) -> ItemSet:
+    """The set of a quick run: its first ``limit`` items, which keep their keys (so they are
+    built, stored and asked exactly as in the full run, whose answers they share). A set no
+    larger than that is the full set itself. A cut set has its own key and path part
+    (``first-N/…``): its cells' tables, holding fewer items, are never the full cells'."""
+    if len(item_set.items) <= limit:
+        return item_set
+    items = item_set.items[:limit]
+    key = content_key(LIMIT_STAGE, LIMIT_VERSION, {"limit": limit}, [item_set.key, *(i.key for i in items)])
+    return replace(item_set, key=key, items=items, where=paths.limited_where(item_set.where, limit), limit=limit)
+
+
+def limited_cell(cell: Cell) -> Cell:
+    """A cell of a cut set: its files under ``first-N/``, its name saying so."""
+    n = cell.item_set.limit
+    if n is None:
+        return cell
+    return replace(
+        cell,
+        query_where=paths.limited_where(cell.query_where, n),
+        score_where=paths.limited_where(cell.score_where, n),
+        name=f"{cell.name} (first {n})",
+    )
 
 
 # ---------------------------------------------------------------- the plan file
@@ -212,6 +278,7 @@ def plan_document(plan: Plan, cwd: Path | None = None) -> dict[str, Any]:
                 "items": _items_document(s, plan.spec),
                 "needs": list(s.needs),
                 "asked": s.asked,
+                **({"limit": s.limit} if s.limit is not None else {}),
             }
             for s in plan.item_sets.values()
         ],
@@ -246,6 +313,8 @@ def write_plan(plan: Plan, root: str | Path = ".") -> str:
     target = Path(root) / rel
     if not target.is_file():
         atomic_write_bytes(target, data)
+    else:
+        target.touch()  # the newest plan file is the run `shredfold status` reports on
     return rel
 
 
@@ -267,7 +336,7 @@ def load_plan(path: str | Path) -> Plan:
         context = item_context(task, spec)
         items = tuple(task.item_type.model_validate(i, context=context) for i in s["items"])
         needs, asked = tuple(s.get("needs", ())), bool(s.get("asked", True))
-        sets[s["key"]] = ItemSet(s["task"], s["key"], s["labels"], items, s["where"], needs, asked)
+        sets[s["key"]] = ItemSet(s["task"], s["key"], s["labels"], items, s["where"], needs, asked, limit=s.get("limit"))
     identities = doc["identities"]
     cells = [
         Cell(

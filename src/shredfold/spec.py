@@ -277,6 +277,12 @@ class ShredBenchSpec(_Strict):
     render: RenderSettings = RenderSettings()
     render_by_domain: dict[Domain, RenderOverrides] = Field(default_factory=dict)  # type: ignore[valid-type]
     synthesis: SynthesisSettings = SynthesisSettings()
+    limit: Annotated[int, Field(ge=1)] | None = Field(
+        default=None,
+        description="A quick run: ask and score only the first N items of every cell, in plan "
+        "order. The items keep their keys, so a later full run reuses every answer; the "
+        "leaderboard marks the run as limited. `--config limit=N` sets it for both benchmarks.",
+    )
 
     @field_validator("domains", "granularities")
     @classmethod
@@ -410,6 +416,12 @@ class OrigamiBenchSpec(_Strict):
     )
     image_size: Annotated[int, Field(ge=64, le=2048)] = 256
     clip: ClipSettings = ClipSettings()
+    limit: Annotated[int, Field(ge=1)] | None = Field(
+        default=None,
+        description="A quick run: ask and score only the first N items of every cell, in plan "
+        "order. The items keep their keys, so a later full run reuses every answer; the "
+        "leaderboard marks the run as limited. `--config limit=N` sets it for both benchmarks.",
+    )
 
     @field_validator("tasks")
     @classmethod

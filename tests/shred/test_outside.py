@@ -308,3 +308,25 @@ def test_a_decoded_image_is_not_decoded_again_by_the_next_plan(tmp_path: Path, m
     image(root / "news_en" / "2" / "memo" / "piece_1.png", "other", mode="RGBA")
     with pytest.raises(OutsideSetError, match="decoded again"):
         read_folder(root, outside.Checks(store))
+
+
+def test_planning_an_outside_set_reports_its_progress_when_it_takes_a_while(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                           caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+    import time
+
+    from shredfold.progress import INTERVAL_ENV
+
+    folder_set(tmp_path / "set")
+    slow = outside._sample_folder
+
+    def slower(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        time.sleep(0.3)  # as a folder of large photographs reads
+        return slow(*args, **kwargs)
+
+    monkeypatch.setattr(outside, "_sample_folder", slower)
+    monkeypatch.setenv(INTERVAL_ENV, "0.1")
+    caplog.set_level(logging.INFO, logger="shredfold.progress")
+    make_plan(load_spec(spec(tmp_path, "  samples: {folder: set}\n")))
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("progress plan: outside samples")]
+    assert said and "samples so far" in said[0] and said[-1].split(": ", 2)[2].startswith("2 samples so far")

@@ -6,14 +6,22 @@ from pathlib import Path
 from shredfold import paths
 from shredfold.aggregate import breakdown_files
 from shredfold.models.endpoints import endpoint_limits, endpoint_resource
-from shredfold.plan import make_plan, resolve_attempts, write_plan
+from shredfold.plan import make_plan, parse_limit, resolve_attempts, with_limit, write_plan
 from shredfold.resolve import load_spec
+from shredfold.stages import resources as res
 from shredfold.spec import SpecError
 from shredfold.store import Store
 
 try:
+    # --config limit=N: a quick run of the first N items of every cell (overrides the spec's
+    # shred.limit / origami.limit); the items keep their keys, so a full run reuses it all.
+    LIMIT = parse_limit(config.get("limit"))
+except ValueError as exc:
+    print(f"error: --config {exc}", file=sys.stderr)  # one line, as for a spec error
+    sys.exit(2)
+try:
     # The plan may cache costly inputs (the origami design catalogue) in the store.
-    _PLANNED = make_plan(load_spec(config["spec"]), Store(paths.STORE), write=True)
+    _PLANNED = make_plan(with_limit(load_spec(config["spec"]), LIMIT), Store(paths.STORE), write=True)
 except (SpecError, ValueError) as exc:
     # What `shredfold plan` says, and nothing else: a WorkflowError would add this file's
     # name and line, which are of no use to whoever wrote the spec.
@@ -39,6 +47,8 @@ ATTEMPT = paths.ATTEMPT_PATTERN
 
 # --config replay_only=true: any query that would call a model fails the job (audits). Kept
 # out of `params` so that switching it on does not make Snakemake re-run finished cells.
+# The release job plans the spec again: it must plan the same quick run.
+LIMIT_ARG = f"--limit {LIMIT} " if LIMIT is not None else ""
 REPLAY = "--replay-only " if str(config.get("replay_only", "")).lower() in ("1", "true", "yes") else ""
 
 # One Snakemake resource per HTTP endpoint bounds the parallel query jobs against it; a value
@@ -50,6 +60,17 @@ for _name, _slots in endpoint_limits(PLAN.spec.models).items():
 # Global scope: the Snakemake that schedules counts them across every job it runs or submits
 # (on a cluster, across all the jobs in the queue), never per job.
 workflow.resourcescope(**{_name: "global" for _name in endpoint_limits(PLAN.spec.models)})
+
+
+# Memory: every rule declares mem_mb (shredfold.stages.resources, from measured peaks), and
+# the jobs Snakemake runs at once on this machine stay within what it has free, so that
+# `--cores 32` on a small machine runs fewer jobs instead of running out of memory.
+# `--resources mem_mb=N` sets another bound. With a cluster executor jobs run elsewhere: the
+# bound, which also caps each job's own mem_mb, would be the submitting node's, so none.
+if "mem_mb" not in workflow.global_resources and workflow.local_exec:
+    workflow.register_resource("mem_mb", res.machine_mem_mb())
+if workflow.is_main_process:  # (a cluster job's own Snakemake needs only its job's)
+    res.warm(i for s in PLAN.sets_of("shred") for i in s.items)
 
 
 def _cell(wildcards):
@@ -86,3 +107,29 @@ def set_name(wildcards):
 def set_needs(wildcards):
     """The manifests of the sets an item set's build reads (e.g. its designs' validations)."""
     return [PLAN.item_set(k).path for k in PLAN.item_set(wildcards.key).needs]
+
+
+def set_mem(wildcards):
+    return res.set_mem_mb(PLAN.item_set(wildcards.key), PLAN.spec)
+
+
+def query_mem(wildcards):
+    return res.query_mem_mb(_cell(wildcards), PLAN.spec)
+
+
+def score_mem(wildcards):
+    return res.score_mem_mb(_cell(wildcards), PLAN.spec)
+
+
+def score_threads(wildcards):
+    return res.score_threads(_cell(wildcards), PLAN.spec)
+
+
+# Run after a job's process ended badly: one line naming the rule, the set or cell and its
+# mem_mb (a SIGKILL is most likely the kernel's out-of-memory killer), on the terminal and
+# in the log; the job's exit status is kept.
+def failed(stage):
+    return (
+        " || {PY} -m shredfold job-failed " + stage + " --status $? --log {log:q} "
+        "--name {params.name:q} --mem-mb {resources.mem_mb}"
+    )

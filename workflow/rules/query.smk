@@ -14,7 +14,9 @@ rule query:
         key=KEY,
         attempt=ATTEMPT,
     resources:
+        mem_mb=query_mem,
         **ENDPOINT_RESOURCES,
     shell:
-        "{PY} -m shredfold job query {REPLAY}--plan {PLAN_FILE:q} --key {wildcards.key} --where {wildcards.where:q} "
-        "--out {output.manifest:q} > {log:q} 2>&1"
+        "OMP_NUM_THREADS={threads} {PY} -m shredfold job query {REPLAY}--plan {PLAN_FILE:q} --key {wildcards.key} "
+        "--where {wildcards.where:q} --out {output.manifest:q} --name {params.name:q} --mem-mb {resources.mem_mb} "
+        "> {log:q} 2>&1" + failed("query")

@@ -18,9 +18,13 @@ rule report:
         html=report(paths.REPORT, caption="../report/report.rst", category="Report"),
     log:
         paths.REPORT_LOG,
+    params:
+        name="the report",
+    resources:
+        mem_mb=res.REPORT_MB,
     shell:
         "{PY} -m shredfold job report --plan {PLAN_FILE:q} --tables {input.tables:q} "
-        "--out {output.html:q} > {log:q} 2>&1"
+        "--out {output.html:q} --mem-mb {resources.mem_mb} > {log:q} 2>&1" + failed("report")
 
 
 rule release:
@@ -35,6 +39,8 @@ rule release:
         archive=paths.RELEASE,
     log:
         paths.RELEASE_LOG,
+    resources:
+        mem_mb=res.RELEASE_MB,
     # Shown as well as logged: the digest, and how many items failed and why.
     shell:
-        "{PY} -m shredfold release --spec {SPEC_FILE:q} --out {output.archive:q} 2>&1 | tee {log:q}"
+        "{PY} -m shredfold release --spec {SPEC_FILE:q} {LIMIT_ARG}--out {output.archive:q} 2>&1 | tee {log:q}"

@@ -13,6 +13,10 @@ rule score:
     wildcard_constraints:
         key=KEY,
         attempt=ATTEMPT,
+    threads: score_threads
+    resources:
+        mem_mb=score_mem,
     shell:
-        "{PY} -m shredfold job score --plan {PLAN_FILE:q} --key {wildcards.key} --where {wildcards.where:q} "
-        "--input {input.answers:q} --out {output.table:q} > {log:q} 2>&1"
+        "OMP_NUM_THREADS={threads} {PY} -m shredfold job score --plan {PLAN_FILE:q} --key {wildcards.key} "
+        "--where {wildcards.where:q} --input {input.answers:q} --out {output.table:q} --name {params.name:q} "
+        "--mem-mb {resources.mem_mb} > {log:q} 2>&1" + failed("score")

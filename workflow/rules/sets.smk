@@ -13,6 +13,8 @@ rule item_set:
         name=set_name,
     wildcard_constraints:
         key=KEY,
+    resources:
+        mem_mb=set_mem,
     shell:
-        "{PY} -m shredfold job set --plan {PLAN_FILE:q} --key {wildcards.key} "
-        "--out {output.manifest:q} > {log:q} 2>&1"
+        "OMP_NUM_THREADS={threads} {PY} -m shredfold job set --plan {PLAN_FILE:q} --key {wildcards.key} "
+        "--out {output.manifest:q} --name {params.name:q} --mem-mb {resources.mem_mb} > {log:q} 2>&1" + failed("set")

@@ -25,6 +25,7 @@ from shredfold.models.base import Model
 from shredfold.models.budget import Budget
 from shredfold.models.envelope import cached_response, has_response, store_response
 from shredfold.models.registry import build_model
+from shredfold.progress import current as current_progress
 from shredfold.spec import ModelConfig
 from shredfold.store import Store
 
@@ -135,6 +136,7 @@ class CachedAsker:
             budget.settle(ticket, response)
         with self._lock:
             self.called += 1
+        current_progress().usage(response.input_tokens, response.output_tokens, response.cost_usd)
         return Answer(response.text, answer_meta(rkey, response, False))
 
     def __call__(self, request: Request) -> tuple[str, dict[str, Any]]:

@@ -356,6 +356,7 @@ def context(inp: Inputs) -> dict[str, Any]:
         "cells": len(inp.plan.cells),
         "items": sum(len(s.items) for s in inp.plan.item_sets.values() if s.asked),
         "models": [m.id for m in inp.plan.spec.models],
+        "limits": inp.plan.limits(),
         "leaderboard": leaderboard(inp),
         "decay": decay(inp) if shred else None,
         "heatmaps": heatmaps(inp) if shred else [],

@@ -48,6 +48,7 @@ from pydantic import BaseModel, ConfigDict
 
 from shredfold.corpus.document import DOMAINS, Document, domain_kind
 from shredfold.corpus.loaders import CorpusError, decode_text, make_document
+from shredfold.progress import current as current_progress
 from shredfold.shred.formats import COMPOSITE_JPEG, LOSSLESS_PNG
 from shredfold.shred.sample_key import SAMPLE_STAGE
 from shredfold.spec import SampleSource
@@ -362,6 +363,7 @@ def read_folder(root: Path, checks: Checks = Checks()) -> list[OutsideSample]:
                 if not sd.is_dir():
                     raise OutsideSetError(f"{sd}: expected a folder per sample (<domain>/<n>/<id>/)")
                 out.append(_sample_folder(sd, sd.name, dom.name, int(nd.name), root, checks))
+                current_progress().advance()
                 if len(out) > MAX_SAMPLES:
                     raise OutsideSetError(f"{root}: more than {MAX_SAMPLES:,} samples")
     if not out:
@@ -433,6 +435,7 @@ def read_manifest(path: Path, checks: Checks = Checks()) -> list[OutsideSample]:
             )
         seen[ident] = no
         out.append(sample)
+        current_progress().advance()
         if len(out) > MAX_SAMPLES:
             raise OutsideSetError(f"{path}: more than {MAX_SAMPLES:,} samples")
     if not out:

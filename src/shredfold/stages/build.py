@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 
+from shredfold import paths
 from shredfold.plan import Plan
+from shredfold.stages.watch import job_progress
 from shredfold.store import Store, atomic_write_json
 from shredfold.tasks.base import JobContext
 from shredfold.tasks.registry import get as get_task
@@ -16,10 +18,12 @@ def run_set(plan: Plan, key: str, out: str, store: Store) -> dict[str, int]:
     item_set = plan.item_set(key)
     task = get_task(item_set.task)
     log.info("set %s: %d item(s)", item_set.where, len(item_set.items))  # when the job started
-    counts = task.build(item_set, JobContext(plan.spec, store, log=log))
-    atomic_write_json(
-        out,
-        {"task": item_set.task, "labels": dict(item_set.labels), "key": item_set.key, "items": item_set.item_keys},
-    )
+    where = paths.set_log_path(item_set.where, item_set.key)
+    with job_progress(f"build {item_set.where}", len(item_set.items), out, item_set.path, where, log):
+        counts = task.build(item_set, JobContext(plan.spec, store, log=log))
+        atomic_write_json(
+            out,
+            {"task": item_set.task, "labels": dict(item_set.labels), "key": item_set.key, "items": item_set.item_keys},
+        )
     log.info("set %s: %s", item_set.where, ", ".join(f"{v} {k}" for k, v in counts.items()))
     return counts

@@ -12,9 +12,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from shredfold import paths
 from shredfold.models.asker import CachedAsker, replay_only_from_env
 from shredfold.models.base import Model
 from shredfold.plan import Plan
+from shredfold.stages.watch import job_progress, spend_of
 from shredfold.store import Store, atomic_write_json
 from shredfold.tasks.base import Cell, JobContext
 from shredfold.tasks.registry import get as get_task
@@ -37,19 +39,27 @@ def run_query(
     job = JobContext(plan.spec, store, replay_only, log=log)
     task.build(cell.item_set, job)  # items moved aside as corrupt are made again (else a no-op)
     asker = CachedAsker(cell.name, cell.model, cell.identity, store, replay_only=replay_only, model=model)
-    try:
-        rows = task.ask(cell, asker, job)
-    finally:
-        asker.close()
-    errors = sum(r.get("error") is not None for r in rows)
-    cached = sum(bool(r.get("cached")) and r.get("error") is None for r in rows)
-    counts = {
-        "called": len(rows) - errors - cached,
-        "cached": cached,
-        "errors": errors,
-        "requests": asker.called,
-    }
-    write_manifest(out, cell, counts, rows)
+    cell = cell.at(paths.attempt_of(out, cell.query_key))
+    log_path = paths.cell_log_path("query", cell.query_where, cell.query_key, cell.attempt)
+    progress = job_progress(
+        f"query {cell.name}", len(cell.item_set.items), out, cell.query_path, log_path, log,
+        spend_of(cell.model, store),
+    )  # fmt: skip
+    # The manifest is written inside: a state that says done means the cell's file is there.
+    with progress:
+        try:
+            rows = task.ask(cell, asker, job)
+        finally:
+            asker.close()
+        errors = sum(r.get("error") is not None for r in rows)
+        cached = sum(bool(r.get("cached")) and r.get("error") is None for r in rows)
+        counts = {
+            "called": len(rows) - errors - cached,
+            "cached": cached,
+            "errors": errors,
+            "requests": asker.called,
+        }
+        write_manifest(out, cell, counts, rows)
     return counts
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from shredfold import paths
 from shredfold.plan import Plan
+from shredfold.stages.watch import job_progress, workdir_of
 from shredfold.store import Store, atomic_write_bytes, load_json
 from shredfold.tasks.base import Cell, JobContext, Row
 from shredfold.tasks.registry import get as get_task
@@ -63,8 +64,11 @@ def run_score(plan: Plan, key: str, where: str, query_manifest: str, out: str, s
     answers = {row["item"]: row for row in load_json(query_manifest)["items"]}
     job = JobContext(plan.spec, store, log=log)
     task.build(cell.item_set, job)  # items moved aside as corrupt are made again (else a no-op)
-    rows = task.score(cell, answers, job)
-    write_cell_table(rows, task.row_type, out)
+    at = cell.at(paths.attempt_of(out, cell.score_key))
+    log_path = paths.cell_log_path("score", at.score_where, at.score_key, at.attempt)
+    with job_progress(f"score {cell.name}", len(cell.item_set.items), out, at.score_path, log_path, log):
+        rows = task.score(cell, answers, job)
+        write_cell_table(rows, task.row_type, out)
     log.info("%s: %d rows scored", cell.name, len(rows))
     supersede_attempts(cell, Path(out))
     return len(rows)
@@ -72,7 +76,7 @@ def run_score(plan: Plan, key: str, where: str, query_manifest: str, out: str, s
 
 def supersede_attempts(cell: Cell, current: Path) -> list[Path]:
     """Move the tables and manifests of the cell's earlier attempts out of results/cells/."""
-    root = _workdir_of(current, cell)
+    root = workdir_of(current, cell.at(paths.attempt_of(current.name, cell.score_key)).score_path)
     if root is None:
         return []
     moved = []
@@ -91,13 +95,3 @@ def supersede_attempts(cell: Cell, current: Path) -> list[Path]:
     if moved:
         log.info("%s: %d superseded attempt file(s) moved to %s", cell.name, len(moved), paths.SUPERSEDED)
     return moved
-
-
-def _workdir_of(current: Path, cell: Cell) -> Path | None:
-    """The folder the ``results/…`` paths are relative to (None: not a plan path)."""
-    full = current.resolve()
-    rel = Path(cell.at(paths.attempt_of(current.name, cell.score_key)).score_path)
-    parts = len(rel.parts)
-    if full.parts[-parts:] != rel.parts:
-        return None
-    return Path(*full.parts[:-parts])

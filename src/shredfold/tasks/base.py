@@ -27,6 +27,7 @@ from pydantic import BaseModel
 
 from shredfold import paths
 from shredfold.calls import Request
+from shredfold.progress import current as current_progress
 from shredfold.spec import ModelConfig, ResolvedSpec
 from shredfold.store import Store, content_key
 
@@ -61,6 +62,7 @@ class ItemSet:
     where: str  # the set's path part (its layout filled in)
     needs: tuple[str, ...] = ()
     asked: bool = True
+    limit: int | None = None  # a quick run's set: the first ``limit`` items of the full one
 
     @property
     def item_keys(self) -> list[str]:
@@ -361,13 +363,16 @@ def build_each(
     """Make every item not yet in the store (``make(item, folder)`` writes its files into a
     temporary folder that becomes the object); stored ones are reused by key."""
     made = reused = 0
+    progress = current_progress()
     for item in items:
         if store.has(stage, item.key):
             reused += 1
+            progress.advance(cached=True)
             continue
         with store.writing(stage, item.key) as tmp:
             make(item, tmp)
         made += 1
+        progress.advance()
     return {"made": made, "reused": reused}
 
 

@@ -30,6 +30,7 @@ from shredfold.models.asker import CachedAsker
 from shredfold.origami import ENGINE_VERSION
 from shredfold.origami_bench.design import TIERS, Design
 from shredfold.origami_bench.targets import TARGET_STAGE, target_key
+from shredfold.progress import current as current_progress
 from shredfold.prompts.origami import VERSION as PROMPT_VERSION
 from shredfold.spec import ResolvedSpec, spec_error_at
 from shredfold.store import content_key
@@ -263,6 +264,7 @@ class OrigamiFullstepTask(common.OrigamiTask):
             except ModelCallError as exc:
                 job.log.warning("%s: item %s failed: %s", cell.name, ikey[:12], exc)
                 rows.append({"item": ikey, "error": str(exc)})
+            current_progress().advance(error=rows[-1]["error"] is not None, cached=bool(rows[-1].get("cached")))
         return rows
 
     def _episode(self, cell: Cell, target: str, asker: CachedAsker, job: JobContext) -> dict[str, Any]:
@@ -297,6 +299,7 @@ class OrigamiFullstepTask(common.OrigamiTask):
                 continue  # not a target a model was given
             q = answers.get(item.key, {"error": "not run"})
             rows.append(self.row(cell, item.key, item.design, q, **self._score_episode(item.key, q, job, clip)))
+            current_progress().advance(error=q.get("error") is not None)
         return rows
 
     def _score_episode(self, ikey: str, q: Mapping[str, Any], job: JobContext, clip: Any) -> dict[str, Any]:

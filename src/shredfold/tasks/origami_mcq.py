@@ -25,6 +25,7 @@ from shredfold.models.asker import CachedAsker
 from shredfold.models.envelope import load_response
 from shredfold.origami_bench.design import Design
 from shredfold.origami_bench.items import MCQ_STAGE, MCQ_VERSION, McqSpec
+from shredfold.progress import current as current_progress
 from shredfold.prompts.origami import LETTERS, AnswerError, mcq_request, parse_mcq
 from shredfold.prompts.origami import VERSION as PROMPT_VERSION
 from shredfold.spec import ResolvedSpec, SpecError
@@ -170,20 +171,24 @@ class OrigamiMcqTask(common.OrigamiTask):
         for ikey in cell.item_set.item_keys:
             item = read_mcq(job.store.object(MCQ_STAGE, ikey))
             if item is None:
+                current_progress().advance()
                 continue  # dropped at build time: nothing to ask
             try:
                 answer = asker.ask(mcq_request(item.reference, list(item.options), item=ikey, step=item.step))
             except ModelCallError as exc:
                 job.log.warning("%s: item %s failed: %s", cell.name, ikey[:12], exc)
                 rows.append({"item": ikey, "error": str(exc)})
+                current_progress().advance(error=True)
                 continue
             rows.append({"item": ikey, "error": None, **answer.meta})
+            current_progress().advance(cached=bool(answer.meta.get("cached")))
         return rows
 
     def score(self, cell: Cell, answers: Mapping[str, dict[str, Any]], job: JobContext) -> list[Row]:
         rows: list[Row] = []
         for item in cell.item_set.items:
             meta = job.store.get_json(MCQ_STAGE, item.key, "item.json")
+            current_progress().advance(error=answers.get(item.key, {}).get("error") is not None)
             if "dropped" in meta:
                 continue  # not an item a model could answer from its pictures
             q = answers.get(item.key, {"error": "not run"})

@@ -28,6 +28,8 @@ from shredfold.corpus.document import Document, Kind, Lang
 from shredfold.models import registry
 from shredfold.models.asker import CachedAsker, ReplayOnlyError
 from shredfold.models.envelope import load_response
+from shredfold.progress import Progress
+from shredfold.progress import current as current_progress
 from shredfold.prompts.shred import (
     PAPER_VERSION,
     build_request,
@@ -411,7 +413,9 @@ class ShredTask:
         sb = ctx.spec.spec.shred
         assert sb is not None and sb.samples is not None
         where = sb.samples.folder or sb.samples.manifest
-        samples = read_outside(sb.samples, Checks(ctx.store, ctx.write))
+        # the first plan of a set hashes and decodes every image: tens of seconds for photographs
+        with Progress(f"plan: outside samples of {where}", None, unit="sample", brief=True):
+            samples = read_outside(sb.samples, Checks(ctx.store, ctx.write))
         have_domains = {s.doc.domain for s in samples}
         have_ns = {s.n for s in samples}
         for name, field, asked, have in (("domain", "domains", sb.domains, have_domains),
@@ -480,6 +484,7 @@ class ShredTask:
                 f"({missing}{' …' if len(pending) > 5 else ''}) and replay-only mode forbids "
                 "calling the model"
             )
+        current_progress().advance(len(items) - len(pending), cached=True)
         errors: dict[int, str] = {}
         if pending:
             asker.model()  # built (and checked ready) before the first call
@@ -516,7 +521,9 @@ class ShredTask:
                 asker.ask(shred_request(cell, items[i], job), keys[i])
             except ModelCallError as exc:
                 job.log.warning("%s: item %s failed: %s", cell.name, items[i].key[:12], exc)
+                current_progress().advance(error=True)
                 return str(exc)
+            current_progress().advance()
             return None
 
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="query") as pool:
@@ -581,6 +588,7 @@ class ShredTask:
                     response=q.get("response"),
                 )
             )
+            current_progress().advance(error=q.get("error") is not None)
         return rows
 
     def response_keys(self, cell: Cell, answers: Mapping[str, dict[str, Any]], store: Any) -> list[str]:

@@ -26,8 +26,10 @@ backdrop's; *paper* = mean and 5-95% range of blank paper (>= 0.4% of the width 
 area (their cut is Voronoi cells, convex: a flat scrap scores ~0, curled corners and rims
 bulging out beyond necks score more), median and 90th percentile over scraps; *pitch* =
 the text's line pitch in image px (per scrap: its ink's strongest spatial frequency gives
-the lines' direction, the autocorrelation of the ink projected across them the pitch;
-median over scraps), and relative to the width. Where the poses are known (ours, their
+the lines' direction; the ink projected across them has a peak per line, the commonest gap
+between peaks is the pitch; median over scraps), and relative to the width; *x-height* =
+per text line the width of its ink band at half its height (:func:`x_heights`), median over
+lines, and relative to the width. Where the poses are known (ours, their
 script on our cut) also *rim*: per piece the farthest paper pixel beyond its cut polygon
 laid flat by its pose (paper assigned to the nearest polygon), 95th percentile and max over
 pieces, px; and *scale*: frame px per page px. Our page's own pitch, measured the same way
@@ -94,8 +96,10 @@ def paper_regions(grey: np.ndarray) -> tuple[np.ndarray, int]:
     return relabel[lab], len(big)
 
 
-def line_pitch(grey: np.ndarray, region: np.ndarray) -> float | None:
-    """The line pitch (px) of the text in ``region`` (bool), or None where it has too little."""
+def text_lines(grey: np.ndarray, region: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The ink profile across the text lines in ``region`` (bool; ink summed along the lines'
+    direction, per px across them) and the lines' positions in it (its peaks), or None where
+    the region has too little text."""
     inner = ndimage.binary_erosion(region, iterations=8)
     if inner.sum() < 20_000:
         return None
@@ -124,16 +128,54 @@ def line_pitch(grey: np.ndarray, region: np.ndarray) -> float | None:
     cover = cv2.warpAffine(m.astype(np.float32), turn, (big, big))
     rows = cover.sum(axis=1) > 0.25 * cover.sum(axis=1).max()
     profile = flat.sum(axis=1)[rows] / cover.sum(axis=1)[rows]
+    found, _ = find_peaks(ndimage.gaussian_filter1d(profile, 2.0), distance=20, prominence=0.25 * profile.max())
+    return profile, found
+
+
+def pitch_of(peaks: np.ndarray) -> float | None:
+    """The line pitch (px) from the lines' positions across them."""
     # Each text line is a peak of ink across the lines; the pitch is the commonest gap
     # between neighbouring peaks (their news has short paragraphs, so a gap is a line or a
     # line and a paragraph break: the lower quartile of the gaps is a line).
-    found, _ = find_peaks(ndimage.gaussian_filter1d(profile, 2.0), distance=20, prominence=0.25 * profile.max())
-    gaps = np.diff(found)
+    gaps = np.diff(peaks)
     gaps = gaps[(gaps >= 25) & (gaps <= 300)]
     if len(gaps) < 3:
         return None
     line = np.percentile(gaps, 25)
     return float(gaps[gaps <= 1.15 * line].mean())
+
+
+def x_heights(profile: np.ndarray, peaks: np.ndarray, pitch: float) -> list[float]:
+    """Per text line: the width (px) of its ink band at half its height above the floor
+    between lines. Lowercase letters fill the x-band and only a few reach above or below it,
+    so the band at half height is the x-height (blurred alike in every image measured)."""
+    out = []
+    half = int(pitch / 2)
+    for p in peaks:
+        lo, hi = max(0, p - half), min(len(profile), p + half + 1)
+        seg = profile[lo:hi]
+        top = int(np.argmax(seg))
+        floor = float(seg.min())
+        level = floor + 0.5 * (float(seg[top]) - floor)
+        if seg[top] - floor <= 0 or seg[0] > level or seg[-1] > level:
+            continue  # a line whose band runs into its neighbours: not measurable
+        a = top
+        while seg[a - 1] > level:
+            a -= 1
+        b = top
+        while seg[b + 1] > level:
+            b += 1
+        # sub-pixel crossings on both sides
+        left = a - (seg[a] - level) / (seg[a] - seg[a - 1])
+        right = b + (seg[b] - level) / (seg[b] - seg[b + 1])
+        out.append(float(right - left))
+    return out
+
+
+def line_pitch(grey: np.ndarray, region: np.ndarray) -> float | None:
+    """The line pitch (px) of the text in ``region`` (bool), or None where it has too little."""
+    lines = text_lines(grey, region)
+    return None if lines is None else pitch_of(lines[1])
 
 
 def measure(rgb: np.ndarray) -> dict[str, object]:
@@ -149,16 +191,19 @@ def measure(rgb: np.ndarray) -> dict[str, object]:
     ys, xs = np.nonzero(far)
     r2 = (xs / w - 0.5) ** 2 + (ys / h - 0.5) ** 2
     fit, *_ = np.linalg.lstsq(np.column_stack([np.ones(len(xs)), r2]), grey[ys, xs], rcond=None)
-    bulge, pitches = [], []
+    bulge, pitches, xh = [], [], []
     for k, sl in enumerate(ndimage.find_objects(lab), start=1):
         region = lab[sl] == k
         contours, _ = cv2.findContours(region.view(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         hull = cv2.contourArea(cv2.convexHull(max(contours, key=cv2.contourArea)))
         bulge.append(1 - float(region.sum()) / max(hull, 1.0))
-        p = line_pitch(grey[sl], region)
+        lines = text_lines(grey[sl], region)
+        p = None if lines is None else pitch_of(lines[1])
         if p is not None:
             pitches.append(p)
+            xh += x_heights(*lines, p)  # type: ignore[misc]
     pitch = float(np.median(pitches)) if pitches else float("nan")
+    x_height = float(np.median(xh)) if xh else float("nan")
     return {
         "backdrop": round(float(grey[far].mean()), 1),
         "backdrop_rgb": [round(float(v), 1) for v in rgb[far].mean(axis=0)],
@@ -174,6 +219,8 @@ def measure(rgb: np.ndarray) -> dict[str, object]:
         "bulge_p90": round(float(np.percentile(bulge, 90)), 4),
         "pitch_px": round(pitch, 1),
         "pitch_rel": round(pitch / w, 5),
+        "xheight_px": round(x_height, 1),
+        "xheight_rel": round(x_height / w, 5),
     }
 
 

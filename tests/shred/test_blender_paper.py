@@ -20,7 +20,36 @@ from shredfold.corpus.loaders import load_builtin
 from shredfold.shred.sample_key import sample_key
 from shredfold.spec import BlenderSettings, RenderSettings, SynthesisSettings
 
+
 # ------------------------------------------------------------------ settings (no bpy)
+def test_the_paper_scene_cuts_with_the_authors_uniform_seeds(monkeypatch):
+    """Preset paper cuts as their cutter does (uniform seeds); other presets keep the spread
+    cut. Stopped after the cut: no Blender needed to see which cut a sample gets."""
+    from shredfold.shred import sample
+    from shredfold.shred.text_cut import cut_holding_text
+
+    class Cut(Exception):
+        pass
+
+    got = {}
+
+    def record(*args, **kwargs):
+        got["polygons"] = cut_holding_text(*args, **kwargs)
+        got["spread"] = args[6] if len(args) > 6 else kwargs.get("spread", True)
+        raise Cut
+
+    monkeypatch.setattr(sample, "cut_holding_text", record)
+    doc = load_builtin("news_en")[0]
+    polygons = {}
+    for preset in ("paper", "default"):
+        synth = SynthesisSettings(mode="blender", jagged=0.0, blender=BlenderSettings(preset=preset))
+        with pytest.raises(Cut):
+            sample.build_sample(doc, 8, RenderSettings(), synth, 0)
+        polygons[preset] = (got["spread"], [p.wkt for p in got["polygons"]])
+    assert polygons["paper"][0] is False and polygons["default"][0] is True
+    assert polygons["paper"][1] != polygons["default"][1]
+
+
 
 
 def test_preset_paper_fixes_the_scene_but_not_its_sampling():

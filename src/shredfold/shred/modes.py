@@ -124,6 +124,9 @@ PAPER_SCENE: dict[str, Any] = {
     "bounces": {"max": 32, "diffuse": 8, "glossy": 8, "transparent": 128},
     "light_tree": True,
     "pad": 2,  # px of the page around each piece's box (their crop)
+    # Their cutter's Voronoi seeds are uniform (np.random.rand), not spread: uneven cells,
+    # whose boxes pack looser, so the frame shows the text smaller (bench/paper_fidelity.md).
+    "cut_seeds": "uniform",
 }
 PAPER_FILTER = 0.01  # px: the lighting pass samples pixel centres (see blender_paper)
 PAPER_LIGHT_SMOOTH = 1.0  # lighting-pass px: Gaussian within each surface before upsampling

@@ -23,6 +23,7 @@ from shredfold.shred.formats import (
     piece_png,
 )
 from shredfold.shred.glyphs import page_glyphs
+from shredfold.shred.modes import PAPER_SCENE
 from shredfold.shred.pieces import Piece, cut_pieces
 from shredfold.shred.render import Page, render_page
 from shredfold.shred.sample_folder import (
@@ -119,7 +120,9 @@ def build_sample(
     pixels = np.asarray(page.image)
     height, width = pixels.shape[:2]
     clock.lap("render")
-    polygons = cut_holding_text(width, height, n, rng["cut"], synth.jagged, page_glyphs(doc, render).boxes)
+    # The authors' scene comes with their cutter's seeds (modes.PAPER_SCENE: uniform).
+    spread = not (synth.mode == "blender" and synth.blender.paper_scene and PAPER_SCENE["cut_seeds"] == "uniform")
+    polygons = cut_holding_text(width, height, n, rng["cut"], synth.jagged, page_glyphs(doc, render).boxes, spread)
     clock.lap("cut")
     pieces = cut_pieces(pixels, polygons, rng["pose"], synth.max_rotation)
     clock.lap("pieces")

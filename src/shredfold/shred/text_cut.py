@@ -28,12 +28,13 @@ def bare_pieces(polygons: list[Polygon], boxes: np.ndarray) -> int:
 
 
 def cut_holding_text(
-    width: float, height: float, n: int, rng: np.random.Generator, jagged: float, boxes: np.ndarray
+    width: float, height: float, n: int, rng: np.random.Generator, jagged: float, boxes: np.ndarray,
+    spread: bool = True,
 ) -> list[Polygon]:
     """:func:`~shredfold.shred.voronoi.cut`, drawn until no piece is bare (see the module)."""
     best: tuple[int, list[Polygon]] | None = None
     for _ in range(TRIES if n > 1 and len(boxes) >= n else 1):
-        polygons = cut(width, height, n, rng, jagged)
+        polygons = cut(width, height, n, rng, jagged, spread)
         bare = bare_pieces(polygons, boxes) if n > 1 else 0
         if bare == 0:
             return polygons

@@ -114,15 +114,22 @@ def jagged_edge(
     return a + np.outer(s, (b - a) / length) + np.outer(offset, normal)
 
 
+def uniform_seeds(width: float, height: float, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` seeds uniform over the page, nothing spread: the ShredBench authors' cutter
+    (``np.random.rand(n, 2) * [w, h]``), whose cells are as uneven as chance makes them."""
+    return rng.random((n, 2)) * (width, height)
+
+
 def cut(
-    width: float, height: float, n: int, rng: np.random.Generator, jagged: float
+    width: float, height: float, n: int, rng: np.random.Generator, jagged: float, spread: bool = True
 ) -> list[Polygon]:
-    """``n`` polygons that tile the ``width`` × ``height`` page exactly (n = 1: the page)."""
+    """``n`` polygons that tile the ``width`` × ``height`` page exactly (n = 1: the page);
+    seeds spread (:func:`spread_seeds`) or, ``spread=False``, uniform (:func:`uniform_seeds`)."""
     if n < 1:
         raise ValueError(f"number of pieces must be at least 1, got {n}")
     if n == 1:
         return [box(0, 0, width, height)]
-    seeds = spread_seeds(width, height, n, rng)
+    seeds = (spread_seeds if spread else uniform_seeds)(width, height, n, rng)
     verts, regions, edges = _diagram(seeds, width, height)
     paths: dict[tuple[int, int], np.ndarray] = {}
     for a, b in edges:  # sorted, so each edge draws from the generator in a fixed order

@@ -477,11 +477,16 @@ def in_place(scorer: Scorer, node: Node, match_px: float = Budget.match_px) -> t
 def plan_folds(state: FoldState, target_png: bytes, steps: int, budget: Budget = Budget()) -> list[dict[str, Any]]:
     """Up to ``steps`` fold actions from ``state`` toward the pictured target, each one
     accepted by the engine (empty when no fold improves the score)."""
-    from shredfold.origami import folded_silhouette
-
     if steps <= 0 or not state.flat_foldable:
         return []
-    target = read_target(target_png, budget.target_lines)
+    return plan_toward(state, read_target(target_png, budget.target_lines), steps, budget)[0]
+
+
+def plan_toward(state: FoldState, target: Target, steps: int, budget: Budget = Budget()) -> tuple[list[dict[str, Any]], float]:
+    """:func:`plan_folds` toward a target already read, and the plan's score (GS's measure
+    on polygons; the start's when the plan is empty)."""
+    from shredfold.origami import folded_silhouette
+
     outline = folded_silhouette(state.geometry)
     from_sheet = not state.steps and shapely.equals(shapely.normalize(outline.simplify(1e-9)), shapely.normalize(_SHEET))
     result = search(outline, target, steps, budget, from_sheet=from_sheet)
@@ -495,8 +500,8 @@ def plan_folds(state: FoldState, target_png: bytes, steps: int, budget: Budget =
         for folds in tries:
             actions = engine_actions(state, folds)
             if actions is not None:
-                return actions
-    return []
+                return actions, node.score
+    return [], result.root_score
 
 
 def engine_actions(state: FoldState, folds: tuple[Line, ...]) -> list[dict[str, Any]] | None:

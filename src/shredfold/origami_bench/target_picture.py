@@ -94,6 +94,16 @@ def read_target(png: bytes, max_lines: int = 24) -> Target:
     return Target(outline, float(outline.area), px, _edge_lines(outline, px, max_lines), _supports(outline, px))
 
 
+def target_of_outline(outline: shapely.Geometry, size: int = 256, max_lines: int = 24) -> Target:
+    """A target known as a polygon (sheet units), not read from a picture: what the search
+    would read from a ``size``-pixel picture of it, without the picture's rounding."""
+    from shredfold.origami.draw import DEFAULT_STYLE
+
+    px = 1.0 / _frame(size, DEFAULT_STYLE.margin)[0]
+    outline = _polygons(shapely.intersection(outline, shapely.box(*VIEW)))
+    return Target(outline, float(outline.area), px, _edge_lines(outline, px, max_lines), _supports(outline, px))
+
+
 def _polygons(geom: shapely.Geometry) -> shapely.Geometry:
     """Only the polygonal parts (a buffer or a clip can leave slivers of lines)."""
     parts = [g for g in getattr(geom, "geoms", [geom]) if isinstance(g, shapely.Polygon) and not g.is_empty]

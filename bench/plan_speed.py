@@ -98,6 +98,9 @@ def main() -> None:
         spec_text = paper.replace("documents_per_domain: 6", "documents_per_domain: 126").replace(
             "    builtin: true", f"    jsonl: {corpus}", 1
         )
+        # ShredBench at scale; OrigamiBench on its built-in designs (Flat-Folder's 366, which the
+        # paper spec names, plan as bench/plan_origami.py measures, and need a fetch first)
+        spec_text = spec_text.replace("    builtin: false\n    procedural: 0\n    flat_folder: true\n", "    builtin: true\n    procedural: 0\n")
         (work / "specs").mkdir()
         paper_spec = work / "specs" / "paper756.yaml"
         paper_spec.write_text(spec_text)

@@ -21,19 +21,14 @@ from pathlib import Path
 
 
 def solve_file(path: str, limit: int | None, timeout: float | None) -> dict[str, object]:
-    from shredfold.origami.fold_format import read_cp, read_fold
     from shredfold.origami.layers import solve_layers
-    from shredfold.origami.pattern import CreasePattern
+    from shredfold.origami.pattern import read_pattern
 
     t0, c0 = time.perf_counter(), time.process_time()
     row: dict[str, object] = {"file": Path(path).name}
     try:
         text = Path(path).read_text()
-        if path.endswith(".cp"):
-            segs = read_cp(text)
-            cp = CreasePattern.from_segments([s[:2] for s in segs], [s[2] for s in segs])
-        else:
-            cp = CreasePattern.from_fold(read_fold(text))
+        cp = read_pattern(text, "cp" if path.endswith(".cp") else "fold")
         row.update(vertices=len(cp.vertices), faces=cp.n_faces)
         res = solve_layers(cp, limit=limit, timeout=timeout)
         row.update(variables=res.variables, states=res.states if res.satisfiable else 0)

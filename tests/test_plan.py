@@ -95,3 +95,93 @@ def test_planning_writes_nothing_and_loads_no_imaging_library(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == str(loaded)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.yaml"]
+
+
+def test_a_plan_file_records_no_absolute_path_and_its_jobs_still_find_every_file(tmp_path, monkeypatch):
+    # A published plan (or release) must not carry its author's home directory or machine
+    # layout: the spec is recorded relative to the working directory, what it names
+    # relative to the spec, an outside set's files relative to the set's folder.
+    import json
+
+    from shredfold.shred.sample_folder import SAMPLE_STAGE
+    from shredfold.stages.build import run_set
+    from shredfold.store import Store
+    from tests.shred.outside_sets import folder_set
+
+    work, data = tmp_path / "project", tmp_path / "data"
+    (work / "specs").mkdir(parents=True)
+    folder_set(data / "shreds")
+    (work / "specs" / "o.yaml").write_text("name: o\nshred:\n  samples:\n    folder: ../../data/shreds\nmodels: [oracle]\n")
+    monkeypatch.chdir(work)
+    plan = make_plan(load_spec("specs/o.yaml"))
+    fake_home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(fake_home))
+    rel = write_plan(plan, work)
+    text = (work / rel).read_text()
+    assert str(tmp_path) not in text and '"/' not in text, text[:2000]
+    spec = json.loads(text)["spec"]
+    assert spec["path"] == "specs/o.yaml" and spec["spec"]["shred"]["samples"]["folder"] == "../../data/shreds"
+    files = [f["path"] for s in json.loads(text)["sets"] for i in s["items"] for f in [*i["outside"]["pieces"], i["outside"]["truth"]]]
+    assert files and all(not f.startswith("/") for f in files) and "news_en/2/memo/piece_1.png" in files
+
+    again = load_plan(work / rel)  # as a job in the working directory reads it
+    assert again.spec.path == plan.spec.path and again.spec.spec == plan.spec.spec
+    store = Store(work / "results" / "store")
+    for s in again.item_sets.values():  # the set job stores the samples from the set's files
+        run_set(again, s.key, str(work / s.path), store)
+    assert sorted(store.keys(SAMPLE_STAGE)) == sorted(i.key for s in plan.item_sets.values() for i in s.items)
+
+    # under the home directory, and outside the working directory: "~/…"
+    inside_home = fake_home / "corpus.jsonl"
+    fake_home.mkdir()
+    inside_home.write_text('{"id": "a", "domain": "news_en", "text": "Gulls."}\n')
+    (work / "specs" / "h.yaml").write_text(f"name: h\nshred:\n  domains: [news_en]\n  granularities: [1]\n"
+                                           f"  documents_per_domain: 1\n  corpus:\n    jsonl: {inside_home}\nmodels: [oracle]\n")
+    text = (work / write_plan(make_plan(load_spec("specs/h.yaml")), work)).read_text()
+    assert '"~/corpus.jsonl"' in text and str(tmp_path) not in text
+    assert load_plan(work / write_plan(make_plan(load_spec("specs/h.yaml")), work)).spec.spec.shred.corpus.jsonl == inside_home
+
+
+def test_a_plan_file_keeps_what_each_set_needs_and_an_older_plan_file_still_loads(tmp_path, monkeypatch):
+    import json
+    import shutil
+    from pathlib import Path
+
+    import pytest
+
+    builtin = Path(__file__).resolve().parents[1] / "src" / "shredfold" / "origami_bench" / "builtin"
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    shutil.copy(builtin / "book-fold.fold", folder / "book.fold")
+    spec = f"name: p\norigami:\n  designs: {{builtin: false, procedural: 0, folder: {folder}}}\n  tasks: [fullstep]\nmodels: [origami-random]\n"
+    monkeypatch.chdir(tmp_path)  # the working directory, as a job's
+    plan = plan_of(tmp_path, spec)
+    (check,) = [s for s in plan.item_sets.values() if not s.asked]  # the design's validation
+    (target,) = [s for s in plan.item_sets.values() if s.asked]
+    assert target.needs == (check.key,) and all(c.item_set is not check for c in plan.cells)
+    rel = write_plan(plan, tmp_path)
+    again = load_plan(tmp_path / rel)
+    assert again.item_set(target.key).needs == (check.key,) and not again.item_set(check.key).asked
+    doc = json.loads((tmp_path / rel).read_text())
+    (item,) = target.items
+    (recorded,) = [s for s in doc["sets"] if s["key"] == target.key]
+    # the design's file named within the spec's design folder (a plan records no absolute path)
+    assert recorded["items"][0]["design"]["origin"] == {"root": "folder", "path": "book.fold", "sha256": item.design.origin.sha256}
+    assert str(tmp_path) not in (tmp_path / rel).read_text() and str(tmp_path.resolve()) not in (tmp_path / rel).read_text()
+    assert Path(again.item_set(target.key).items[0].design.origin.path).resolve() == (folder / "book.fold").resolve()
+
+    # format 1, as written before sets had needs (and designs their files): a plan without
+    # OrigamiBench items still loads; one with them is refused, saying why
+    doc["format"] = 1
+    for s in doc["sets"]:
+        del s["needs"], s["asked"]
+    (tmp_path / "old.json").write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match=r"old.json: plan format 1 \(OrigamiBench designs as segments; format 2 names their files\): plan again"):
+        load_plan(tmp_path / "old.json")
+    shred = json.loads((tmp_path / write_plan(plan_of(tmp_path, SPEC, "shred.yaml"), tmp_path)).read_text())
+    shred["format"] = 1
+    for s in shred["sets"]:
+        del s["needs"], s["asked"]
+    (tmp_path / "old-shred.json").write_text(json.dumps(shred))
+    old = load_plan(tmp_path / "old-shred.json")
+    assert len(old.item_sets) == 4 and all(s.asked and not s.needs for s in old.item_sets.values())

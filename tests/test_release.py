@@ -79,7 +79,13 @@ def test_a_release_holds_what_the_issue_lists(folder_release, small_run) -> None
     info = json.loads((folder_release / "release.json").read_text())
     assert {c["name"].split("/")[0] for c in info["cells"]} == {"oracle", "ocr-islands", "origami-oracle", "origami-random"}
     assert (folder_release / "spec" / "spec.yaml").read_bytes() == small_run.spec.read_bytes()
-    assert json.loads((folder_release / "plan.json").read_text())["cells"]
+    plan = json.loads((folder_release / "plan.json").read_text())
+    assert plan["cells"]
+    # designs name their files within the package's built-in folder: no absolute path
+    origins = [i["design"]["origin"] for s in plan["sets"] for i in s["items"] if (i.get("design") or {}).get("origin")]
+    assert origins and {o["root"] for o in origins} == {"builtin"} and not any(o["path"].startswith("/") for o in origins)
+    text = (folder_release / "plan.json").read_text()
+    assert str(Path(rel.__file__).parents[2]) not in text and str(small_run.workdir) not in text
     assert {p.name for p in (folder_release / "tables").iterdir()} == {
         "leaderboard.csv", "breakdown.csv", "breakdown_origami.csv", "pairwise.csv"}
     env = json.loads((folder_release / "environment.json").read_text())
@@ -203,6 +209,10 @@ def test_an_api_key_in_any_file_stops_the_release(monkeypatch) -> None:
     plan = SimpleNamespace(spec=SimpleNamespace(models=[SimpleNamespace(api_key_env="MY_KEY")]))
     monkeypatch.setenv("MY_KEY", "sk-test-0123456789abcdef")
     with pytest.raises(rel.ReleaseError, match=r"object.json contains the value of \$MY_KEY"):
+        rel.check_secrets(contents, plan)  # type: ignore[arg-type]
+    # eight characters from the key's middle are as much a leak
+    monkeypatch.setenv("MY_KEY", "ab-" + "sk-test-0123456789abcdef"[8:16] + "-zz")
+    with pytest.raises(rel.ReleaseError, match=r"or 8 or more characters of it"):
         rel.check_secrets(contents, plan)  # type: ignore[arg-type]
     monkeypatch.setenv("MY_KEY", "another-key-entirely")
     rel.check_secrets(contents, plan)  # type: ignore[arg-type]

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from shredfold import paths, stats
-from shredfold.store import atomic_write_text
-from shredfold.tasks.base import Breakdown, Headline, ItemSet, Task
+from shredfold.store import Store, atomic_write_text
+from shredfold.tasks.base import Breakdown, Headline, ItemSet, Task, left_out
 
 if TYPE_CHECKING:
     import duckdb
@@ -33,10 +33,31 @@ class Grid:
 
     tasks: list[Task]
     sets: dict[str, list[ItemSet]] = field(default_factory=dict)
+    # benchmark → what the plan, and then the set jobs, left out (the leaderboard's notes)
+    notes: dict[str, list[str]] = field(default_factory=dict)
+    # a task of which the set jobs left nothing: why (no leaderboard is made of it)
+    nothing_left: list[str] = field(default_factory=list)
 
     @classmethod
-    def of(cls, plan: Any) -> Grid:
-        return cls(plan.tasks(), {t.name: plan.sets_of(t.name) for t in plan.tasks()})
+    def of(cls, plan: Any, store: Store | None = None) -> Grid:
+        """The plan's grid; with ``store``, also what its built sets left out (e.g. the
+        targets of designs whose validation job found they do not fold flat), which only
+        the store knows once the set jobs have run."""
+        grid = cls(plan.tasks(), {t.name: plan.sets_of(t.name) for t in plan.tasks()},
+                   {b: list(n) for b, n in plan.notes.items()})  # fmt: skip
+        if store is None:
+            return grid
+        for t in grid.tasks:
+            out = left_out(t, plan.spec, grid.sets[t.name], store)
+            if out is None:
+                continue
+            grid.notes.setdefault(t.benchmark, []).append(out.note)
+            if out.nothing_left:
+                grid.nothing_left.append("; ".join([out.nothing_left, *plan.notes.get(t.benchmark, [])]))
+        return grid
+
+    def all_notes(self) -> list[str]:
+        return [n for notes in self.notes.values() for n in notes]
 
     def benchmarks(self) -> dict[str, list[Task]]:
         out: dict[str, list[Task]] = {}
@@ -114,6 +135,8 @@ def leaderboard(tables: Sequence[str], grid: Grid) -> tuple[list[str], list[tupl
             if i == 0:
                 first.add(r[0])
             entry = by_model.setdefault(r[0], {"model": r[0], "reference": False})
+            if grid.notes.get(bench):
+                entry["notes"] = "; ".join([*filter(None, [entry.get("notes")]), *grid.notes[bench]])
             if r[0] not in order:
                 order.append(r[0])
             entry["reference"] = bool(entry["reference"] or r[1])
@@ -133,6 +156,8 @@ def leaderboard(tables: Sequence[str], grid: Grid) -> tuple[list[str], list[tupl
         keys = [(e.get(c) is None, e.get(c) if e.get(c) is not None else 0) for c in sort]
         return (model not in first, not e["reference"], *keys, model)
 
+    if any("notes" in e for e in by_model.values()):
+        cols.append("notes")  # what the plan and the set jobs left out, on the rows it concerns
     rows = [tuple(by_model[m].get(c) for c in cols) for m in sorted(order, key=rank)]
     return cols, rows
 

@@ -30,7 +30,7 @@ def builtin(name: str) -> Design:
 
 def shared(shared_dir: Path, name: str) -> Design:
     path = shared_dir / "flat-folder" / "instagram" / name
-    return design_from_file(path.name, path.read_text(), "flat_folder", None).model_copy(update={"tier": "easy"})
+    return design_from_file(path, "flat_folder").model_copy(update={"tier": "easy"})
 
 
 def check_order(design: Design) -> co.CreaseOrder:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import numpy as np
@@ -59,7 +60,9 @@ def test_procedural_designs_are_distinct_items_with_distinct_content() -> None:
 
     designs = procedural_designs(DesignSources(builtin=False, procedural=4, procedural_folds=(2, 3)), seed=5)
     assert len({d.key for d in designs}) == 4
-    assert len({(d.segments, d.assignments) for d in designs}) == 4  # not one design four times
+    assert len({json.dumps(d.sequence) for d in designs}) == 4  # not one design four times
+    patterns = [d.pattern() for d in designs]
+    assert len({(p.vertices.round(9).tobytes(), "".join(p.assignments)) for p in patterns}) == 4
     again = procedural_designs(DesignSources(builtin=False, procedural=4, procedural_folds=(2, 3)), seed=5)
     assert [d.key for d in again] == [d.key for d in designs]
     other = procedural_designs(DesignSources(builtin=False, procedural=4, procedural_folds=(2, 3)), seed=6)

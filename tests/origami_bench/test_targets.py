@@ -23,7 +23,7 @@ DESIGNS = ("035_tachioripa_kamehameha.fold", "054_tanakaoripa_Hexagon.fold", "06
 @pytest.mark.parametrize("name", DESIGNS)
 def test_a_flat_folder_target_is_its_whole_folded_state(shared_dir: Path, tmp_path: Path, name: str) -> None:
     path = shared_dir / "flat-folder" / "instagram" / name
-    design = design_from_file(name, path.read_text(), "flat_folder", None)
+    design = design_from_file(path, "flat_folder")
     assert design.sequence is None
     state = target_state(design)
     assert state.flat_foldable
@@ -46,3 +46,27 @@ def test_a_flat_folder_target_is_its_whole_folded_state(shared_dir: Path, tmp_pa
     assert meta["flat_foldable"] and meta["sequence"] is None and meta["design_key"] == design.key
     assert np.array_equal(np.load(tmp_path / "silhouette.npy"), mask)
     assert (tmp_path / "target.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_design_known_flat_without_a_layer_order_keeps_its_exact_silhouette(
+    shared_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As for 300 Japanese Spiny Lobster v2 (known flat from Flat-Folder's results, beyond this
+    # engine's budget): no layer solve; the silhouette GS compares is the solved target's.
+    from shredfold.origami_bench import known
+
+    path = shared_dir / "flat-folder" / "instagram" / DESIGNS[0]
+    design = design_from_file(path, "flat_folder")
+    fact = known.of(design)
+    assert fact is not None and fact.layer_order
+    for name in ("solved", "unsolved"):
+        (tmp_path / name).mkdir()
+    solve_target(design, SIZE, tmp_path / "solved")
+    beyond = fact.model_copy(update={"layer_order": False, "decided_by": "flat-folder"})
+    monkeypatch.setattr(known, "of", lambda d: beyond)
+    monkeypatch.setattr("shredfold.origami_bench.targets.target_state", lambda d: pytest.fail("the layer order was solved"))
+    solve_target(design, SIZE, tmp_path / "unsolved")
+    meta = json.loads((tmp_path / "unsolved" / "meta.json").read_text())
+    assert meta["layer_order"] is False and meta["flat_foldable"] and not (tmp_path / "unsolved" / "state.fold").exists()
+    assert np.array_equal(np.load(tmp_path / "unsolved" / "silhouette.npy"), np.load(tmp_path / "solved" / "silhouette.npy"))
+    assert (tmp_path / "unsolved" / "target.png").read_bytes().startswith(b"\x89PNG")

@@ -17,6 +17,8 @@ rule aggregate:
         pairwise=report(paths.PAIRWISE, caption="../report/pairwise.rst", category="Tables"),
     log:
         paths.AGGREGATE_LOG,
+    # Shown as well as logged: what the plan and the set jobs left out (the leaderboard's
+    # notes), or why there is no leaderboard (every design left out).
     shell:
         "{PY} -m shredfold job aggregate --plan {PLAN_FILE:q} --tables {input.tables:q} "
-        "--out {output.leaderboard:q} {output.breakdowns:q} --pairwise {output.pairwise:q} > {log:q} 2>&1"
+        "--out {output.leaderboard:q} {output.breakdowns:q} --pairwise {output.pairwise:q} 2>&1 | tee {log:q}"

@@ -1,7 +1,10 @@
-# Build the items of one item set (ShredBench samples, OrigamiBench MCQ items or targets).
+# Build the items of one item set (ShredBench samples, OrigamiBench MCQ items, targets or a
+# design's validation), after the sets it needs.
 rule item_set:
     message:
         "Build {params.name}"
+    input:
+        needs=set_needs,
     output:
         manifest=paths.SET,
     log:

@@ -42,6 +42,7 @@ _EXPORTS = {
     "VertexViolation": "local",
     "check_local": "local",
     "CreasePattern": "pattern",
+    "read_pattern": "pattern",
 }
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ if TYPE_CHECKING:
     from .folded import FoldedGeometry, fold_geometry, folded_silhouette
     from .layers import LayerResult, solve_layers
     from .local import LocalReport, VertexViolation, check_local
-    from .pattern import CreasePattern
+    from .pattern import CreasePattern, read_pattern
 
 
 def __getattr__(name: str) -> Any:
@@ -98,6 +99,7 @@ __all__ = [
     "folded_silhouette",
     "read_cp",
     "read_fold",
+    "read_pattern",
     "silhouette_mask",
     "solve_layers",
     "square_sheet",

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import Literal
 
 import numpy as np
 import shapely
 
 from .arrangement import arrange, trace_faces
-from .fold_format import FoldFile, FoldFormatError, FoldFrame, frame_from_arrays
+from .fold_format import FoldFile, FoldFormatError, FoldFrame, frame_from_arrays, read_cp, read_fold
 from .proximity import smallest_gap
 
 # Merge priority when several input segments become one edge: the sheet's outline wins,
@@ -22,6 +23,10 @@ _PRIORITY = {"B": 0, "M": 1, "V": 1, "U": 2, "F": 3}
 _FEATURE_FRACTION = 1 / 64
 _MIN_REL = 1e-11
 _MAX_REL = 1e-7
+
+# A sheet within this distance of the unit square (its longer side 1) is on it already:
+# read_pattern(fit=True) leaves its coordinates alone, bit for bit.
+_UNIT_SLACK = 1e-6
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -194,3 +199,43 @@ def snap_tolerance(points: np.ndarray) -> float:
     gap = float(smallest_gap(np.ascontiguousarray(points), floor * 64, min(len(points), 8)))
     feature = gap if np.isfinite(gap) else size
     return float(np.clip(feature * _FEATURE_FRACTION, floor, size * _MAX_REL))
+
+
+def read_pattern(text: str, fmt: Literal["fold", "cp"] = "fold", *, fit: bool = False) -> CreasePattern:
+    """The crease pattern of a FOLD file (its key frame) or an ORIPA ``.cp`` file: the one way
+    a file becomes a pattern, for the solver's benchmarks and OrigamiBench's designs alike.
+
+    With ``fit`` the sheet is moved and scaled so that its bounding box has its longer side
+    1 and its lower-left corner at the origin, unless it already lies in the unit square with
+    its longer side 1 (within ``_UNIT_SLACK``): then every coordinate is used as written, so a
+    design drawn on the unit square is the same pattern read either way. (Moving coordinates
+    by a few ulps is not harmless: it can tip the overlap graph's stability scan to another
+    snapping distance, and a design that folds flat to one that does not.)
+    """
+    if fmt == "cp":
+        raw = read_cp(text)
+        segs = np.array([[p, q] for p, q, _ in raw], dtype=float).reshape(-1, 2, 2)
+        move = _unit_fit(segs.reshape(-1, 2)) if fit else None
+        if move is not None:
+            segs = (segs - move[0]) / move[1]
+        return CreasePattern.from_segments(segs, [a for *_, a in raw])
+    if fmt != "fold":
+        raise ValueError(f"unknown crease pattern format {fmt!r} (fold or cp)")
+    frame = read_fold(text).key_frame
+    if fit:
+        v = np.asarray(frame.vertices_coords, dtype=float).reshape(-1, 2)
+        used = np.unique(np.asarray(frame.edges_vertices, dtype=np.int64).ravel())
+        move = _unit_fit(v[used]) if len(used) else None
+        if move is not None:
+            moved = (v - move[0]) / move[1]
+            frame = replace(frame, vertices_coords=tuple((float(x), float(y)) for x, y in moved))
+    return CreasePattern.from_fold(frame)
+
+
+def _unit_fit(points: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """``(corner, side)`` that map the points' bounding box onto the unit square, or None
+    when it is there already."""
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    side = float((hi - lo).max())
+    on_unit = lo.min() >= -_UNIT_SLACK and hi.max() <= 1 + _UNIT_SLACK and abs(side - 1) <= _UNIT_SLACK
+    return None if on_unit or side <= 0 else (lo, side)

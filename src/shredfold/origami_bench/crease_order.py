@@ -100,21 +100,26 @@ def order_key(design: Design, budget: Budget = DEFAULT_BUDGET) -> str:
 
 
 class OrderBook:
-    """Crease orders by design key, each searched once: from memory, else the store, else
-    searched (and stored where the caller may write; whoever plans decides, as for the
-    design catalogue). The search is deterministic under its node and solver caps, so a job
-    that finds nothing stored searches again and gets the same order."""
+    """Crease orders by design key, each searched once: from memory, else what the package
+    ships for Flat-Folder's designs (:mod:`.known`, searched with the default budget), else
+    the store, else searched (and stored where the caller may write; whoever plans decides,
+    as for the design catalogue). The search is deterministic under its node and solver
+    caps, so a job that finds nothing stored searches again and gets the same order."""
 
     def __init__(self, store: Store | None = None, *, write: bool = False, budget: Budget = DEFAULT_BUDGET) -> None:
         self.store, self.write, self.budget = store, write, budget
         self._orders: dict[str, CreaseOrder] = {}
 
     def known(self, design: Design) -> CreaseOrder | None:
-        """The order if it was searched already (here or in the store); never searches."""
-        if design.key not in self._orders and self.store is not None:
-            key = order_key(design, self.budget)
-            if self.store.has(CREASE_ORDER_STAGE, key):
-                self._orders[design.key] = CreaseOrder.model_validate(self.store.get_json(CREASE_ORDER_STAGE, key))
+        """The order if it was searched already (shipped, here or in the store); never searches."""
+        if design.key not in self._orders:
+            shipped = shipped_order(design) if self.budget == DEFAULT_BUDGET else None
+            if shipped is not None:
+                self._orders[design.key] = shipped
+            elif self.store is not None:
+                key = order_key(design, self.budget)
+                if self.store.has(CREASE_ORDER_STAGE, key):
+                    self._orders[design.key] = CreaseOrder.model_validate(self.store.get_json(CREASE_ORDER_STAGE, key))
         return self._orders.get(design.key)
 
     def get(self, design: Design) -> CreaseOrder:
@@ -129,6 +134,22 @@ class OrderBook:
     def not_found(self) -> dict[str, str]:
         """Design key -> reason, for every design searched without an order."""
         return {k: o.reason for k, o in self._orders.items() if not o.found}
+
+
+def shipped_order(design: Design) -> CreaseOrder | None:
+    """The default budget's outcome for one of Flat-Folder's designs, as the package ships
+    it (a design that does not fold flat, or whose layer order this engine does not find
+    within a budget, was not searched: no order, and why)."""
+    from shredfold.origami_bench import known
+
+    fact = known.of(design)
+    if fact is None:
+        return None
+    got = fact.crease_order
+    if got is None:
+        why = fact.problem or "this engine finds no layer order of the whole design within its budget"
+        return CreaseOrder(design_key=design.key, reason=f"not searched: {why}")
+    return CreaseOrder(design_key=design.key, steps=got.steps, reason=got.reason, lines=got.lines)
 
 
 # ---------------------------------------------------------------- crease lines

@@ -1,27 +1,39 @@
 """Design sources for OrigamiBench: the built-in FOLD set, procedural sequences, a folder.
 
-Each source gives :class:`~shredfold.origami_bench.design.Design` values: crease patterns
-normalised to the unit square with their semantic category and, where one is known, the
-simple fold sequence that makes them (the ground truth the oracle replays). Reading file
-designs needs no engine work; procedural designs replay their sequences with the engine, so
+Each source gives :class:`~shredfold.origami_bench.design.Design` values: where a design's
+crease pattern comes from (its file, named by SHA-256, or its fold sequence), its semantic
+category and, where one is known, the simple fold sequence that makes it (the ground truth
+the oracle replays). A file design's key is its bytes, so reading a folder parses each file
+only for its counts and metadata (none at all for Flat-Folder's designs, whose counts the
+package ships); procedural designs replay their sequences with the engine, so
 :mod:`.catalogue` caches what a spec's sources give.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from functools import cache
-from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
 import yaml
 
 from shredfold.origami.fold_format import read_cp, read_fold
 from shredfold.origami_bench import flat_folder as ff
-from shredfold.origami_bench.design import Design, SimpleFold, design_key
+from shredfold.origami_bench.design import (
+    FORMATS,
+    Design,
+    DesignFile,
+    DesignFileError,
+    SimpleFold,
+    builtin_folder,
+    file_design_key,
+    sequence_design_key,
+)
 from shredfold.origami_bench.flat_folder import Match
+from shredfold.origami_bench.known import known_problem
 from shredfold.spec import DesignSources
 from shredfold.store import content_key, sha256_bytes
 
@@ -31,57 +43,60 @@ if TYPE_CHECKING:
 SEQUENCE_KEY = "shredfold:fold_sequence"
 CATEGORY_KEY = "shredfold:category"
 PROCEDURAL_VERSION = 1
+T = TypeVar("T")
 
 
 class DesignError(ValueError):
     """A design file that cannot be used; the message names the file and the cause."""
 
 
-def _normalise(segs: np.ndarray) -> np.ndarray:
-    """Scale and translate so the pattern's bounding box is the unit square (longer side)."""
-    lo = segs.reshape(-1, 2).min(axis=0)
-    span = float((segs.reshape(-1, 2).max(axis=0) - lo).max()) or 1.0
-    return np.round((segs - lo) / span, 12)
+def progress(items: Iterable[T], what: str, total: int | None = None) -> Iterator[T]:
+    """``items`` with a progress bar on stderr once they take more than two seconds."""
+    from tqdm import tqdm
 
-
-def _counts(segs: np.ndarray, assign: str) -> tuple[int, int]:
-    pts = np.round(segs.reshape(-1, 2), 9)
-    return len(np.unique(pts, axis=0)), sum(a != "B" for a in assign)
+    return iter(tqdm(items, desc=what, total=total, delay=2, unit="design", leave=False, dynamic_ncols=True))
 
 
 def design_from_file(
-    path_or_name: str, text: str, source: Literal["builtin", "folder", "flat_folder"], category: str | None
+    path: Path,
+    source: Literal["builtin", "folder", "flat_folder"],
+    category: str | None = None,
+    *,
+    data: bytes | None = None,
 ) -> Design:
-    """A design from FOLD (``.fold``) or ORIPA (``.cp``) text."""
+    """A design from a FOLD (``.fold``) or ORIPA (``.cp``) file (its bytes ``data``, when
+    they are read already).
+
+    The file is parsed here only for what planning needs (its counts, its category and fold
+    sequence metadata, and that it reads at all); the pattern is read from the file again
+    when an engine needs it (:meth:`Design.pattern`)."""
+    fmt = FORMATS.get(path.suffix)
+    if fmt is None:
+        raise DesignError(f"{path}: not a design file (.fold or .cp)")
+    if data is None:
+        data = path.read_bytes()
+    text = data.decode("utf-8")
     meta: dict[str, Any] = {}
-    if path_or_name.endswith(".cp"):
+    if fmt == "cp":
         raw = read_cp(text)
-        segs = np.array([[p, q] for p, q, _ in raw], float)
-        assign = "".join(a for _, _, a in raw)
+        vertices, creases = len({p for seg in raw for p in seg[:2]}), sum(a != "B" for *_, a in raw)
     else:
-        fold = read_fold(text)  # validates; errors name the field
+        read_fold(text)  # validates; errors name the field
         meta = json.loads(text)
-        frame = fold.key_frame
-        v = np.asarray(frame.vertices_coords, float)
-        e = np.asarray(frame.edges_vertices, int)
-        segs, assign = v[e], "".join(frame.edges_assignment)
-    segs = _normalise(segs)
+        vertices, creases = ff.fold_counts(meta)
     sequence = meta.get(SEQUENCE_KEY)
-    seq = tuple(sequence) if sequence else None
     if category is None:
         category = meta.get(CATEGORY_KEY) or _first_class(meta) or "uncategorised"
-    n_v, n_c = _counts(segs, assign)
-    segments = tuple(((float(a[0]), float(a[1])), (float(b[0]), float(b[1]))) for a, b in segs)
+    sha = sha256_bytes(data)
     return Design(
-        id=f"{source}/{Path(path_or_name).stem}",
-        key=design_key(segments, assign, list(seq) if seq else None),
+        id=f"{source}/{path.stem}",
+        key=file_design_key(sha, fmt),
         source=source,
         category=category,
-        segments=segments,
-        assignments=assign,
-        sequence=seq,
-        vertices=n_v,
-        creases=n_c,
+        origin=DesignFile(path=str(path.resolve()), sha256=sha),
+        sequence=tuple(sequence) if sequence else None,
+        vertices=vertices,
+        creases=creases,
     )
 
 
@@ -95,12 +110,12 @@ def _first_class(meta: dict[str, Any]) -> str | None:
 
 
 def builtin_designs() -> list[Design]:
-    folder = resources.files("shredfold.origami_bench") / "builtin"
-    out = []
-    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
-        if entry.name.endswith((".fold", ".cp")):
-            out.append(design_from_file(entry.name, entry.read_text(encoding="utf-8"), "builtin", None))
-    return out
+    folder = builtin_folder()
+    return [
+        design_from_file(p, "builtin")
+        for p in sorted(folder.iterdir(), key=lambda p: p.name)
+        if p.suffix in FORMATS
+    ]
 
 
 def flat_fold_problem(design: Design, timeout: float) -> str | None:
@@ -109,6 +124,8 @@ def flat_fold_problem(design: Design, timeout: float) -> str | None:
 
     try:
         result = solve_layers(design.pattern(), limit=1, timeout=timeout)
+    except DesignFileError:
+        raise  # the file changed or went since the plan: not a verdict on the design
     except Exception as exc:  # noqa: BLE001 - an untrusted file must not crash the plan
         return f"the engine could not read its crease pattern ({type(exc).__name__}: {exc})"[:300]
     if result.status == "ok":
@@ -119,12 +136,30 @@ def flat_fold_problem(design: Design, timeout: float) -> str | None:
     return f"does not fold flat ({why})"[:300]
 
 
-def flat_folder_design(match: Match, text: str, category: str | None = None) -> Design:
-    """One of Flat-Folder's designs: its category from ``categories.yaml`` (unless one is
-    given) and its tier from ``tiers.yaml`` on the FOLD file's own counts."""
-    design = design_from_file(match.entry.name, text, "flat_folder", category or match.entry.category)
-    vertices, creases = ff.fold_counts(json.loads(text))
-    return design.model_copy(update={"vertices": vertices, "creases": creases, "tier": ff.tier(vertices, creases)})
+def flat_folder_design(match: Match, path: Path, data: bytes, category: str | None = None) -> Design:
+    """One of Flat-Folder's designs, recognised by its bytes: its category from
+    ``categories.yaml`` (unless one is given) and its tier from ``tiers.yaml`` on the FOLD
+    file's own counts (the manifest's for a pinned file: nothing is parsed)."""
+    sha = sha256_bytes(data)
+    if match.revision is None:
+        vertices, creases = match.entry.vertices, match.entry.creases
+    else:  # a later upstream revision: its own counts
+        vertices, creases = ff.fold_counts(json.loads(data))
+    return Design(
+        id=f"flat_folder/{match.entry.stem}",
+        key=file_design_key(sha, "fold"),
+        source="flat_folder",
+        category=category or match.entry.category,
+        origin=DesignFile(path=str(path.resolve()), sha256=sha),
+        vertices=vertices,
+        creases=creases,
+        tier=ff.tier(vertices, creases),
+    )
+
+
+def design_files(folder: Path) -> list[Path]:
+    """The design files under ``folder``, in a stable order."""
+    return [p for p in sorted(folder.rglob("*")) if p.suffix in FORMATS and p.is_file()]
 
 
 def folder_designs(
@@ -133,10 +168,12 @@ def folder_designs(
     """Every ``.fold`` / ``.cp`` file under ``folder``, and the files that cannot be used.
 
     One bad file does not hide the others: each failure is returned with its file name, so a
-    plan can report all of them at once. With ``validate_timeout`` each design must also fold
-    flat (one layer order found within that many seconds). A file whose bytes are one of
-    Flat-Folder's designs (:mod:`.flat_folder`) is that design, with its category and tier;
-    with ``flat_folder_only`` any other file is an error.
+    plan can report all of them at once. A file whose bytes are one of Flat-Folder's designs
+    (:mod:`.flat_folder`) is that design, with its category and tier, and the package knows
+    whether it folds flat (:mod:`.known`); with ``flat_folder_only`` any other
+    file is an error. With ``validate_timeout`` every other design must also fold flat (one
+    layer order found within that many seconds), checked here, one after the other (scripts
+    and tests; a plan leaves that to parallel jobs).
     """
     mapping: dict[str, str] = {}
     if categories is not None:
@@ -144,37 +181,41 @@ def folder_designs(
     known = ff.manifest()
     out: list[Design] = []
     errors: list[DesignError] = []
-    for p in sorted(folder.rglob("*")):
-        if p.suffix in (".fold", ".cp") and p.is_file():
-            try:
-                data = p.read_bytes()
-                text = data.decode("utf-8")
-                match = known.identify(data) if p.suffix == ".fold" else None
-                if match is not None:
-                    design = flat_folder_design(match, text, mapping.get(p.stem))
-                elif flat_folder_only:
-                    errors.append(DesignError(
-                        f"{p}: SHA-256 {sha256_bytes(data)} is not one of Flat-Folder's designs at "
-                        f"{known.commit[:7]}; run `shredfold designs fetch` again"
-                    ))  # fmt: skip
-                    continue
-                else:
-                    design = design_from_file(p.name, text, "folder", mapping.get(p.stem))
-            except (ValueError, UnicodeDecodeError) as exc:
-                errors.append(DesignError(f"{p}: {exc}"))
+    files = design_files(folder)
+    inside = folder.resolve()
+    for p in progress(files, f"reading designs in {folder}"):
+        if not p.resolve().is_relative_to(inside):  # plans name design files within their folder
+            errors.append(DesignError(f"{p}: a link that leaves the design folder {folder}"))
+            continue
+        try:
+            data = p.read_bytes()
+            match = known.identify(data) if p.suffix == ".fold" else None
+            if match is not None:
+                design = flat_folder_design(match, p, data, mapping.get(p.stem))
+                problem = known_problem(sha256_bytes(data))
+            elif flat_folder_only:
+                errors.append(DesignError(
+                    f"{p}: SHA-256 {sha256_bytes(data)} is not one of Flat-Folder's designs at "
+                    f"{known.commit[:7]}; run `shredfold designs fetch` again"
+                ))  # fmt: skip
                 continue
-            problem = None if validate_timeout is None else flat_fold_problem(design, validate_timeout)
-            if problem is not None:
-                errors.append(DesignError(f"{p}: {problem}"))
             else:
-                out.append(design)
+                design = design_from_file(p, "folder", mapping.get(p.stem), data=data)
+                problem = None if validate_timeout is None else flat_fold_problem(design, validate_timeout)
+        except (ValueError, UnicodeDecodeError) as exc:
+            errors.append(DesignError(f"{p}: {exc}"))
+            continue
+        if problem is not None:
+            errors.append(DesignError(f"{p}: {problem}"))
+        else:
+            out.append(design)
     return out, errors
 
 
 def procedural_designs(src: DesignSources, seed: int) -> list[Design]:
     """``src.procedural`` designs from seeded random sequences (engine work: the catalogue
     caches them)."""
-    return [procedural_design(i, src, seed) for i in range(src.procedural)]
+    return [procedural_design(i, src, seed) for i in progress(range(src.procedural), "making procedural designs")]
 
 
 def procedural_design(i: int, src: DesignSources, seed: int) -> Design:
@@ -185,22 +226,16 @@ def procedural_design(i: int, src: DesignSources, seed: int) -> Design:
     rng = np.random.default_rng(int(item_key[:16], 16))
     lo, hi = src.procedural_folds
     seq = random_sequence(rng, int(rng.integers(lo, hi + 1)))
-    final = replay(seq)[-1]
-    segs = final.pattern.segments
-    assign = "".join(final.pattern.assignments.tolist())
-    segments = tuple(((float(a[0]), float(a[1])), (float(b[0]), float(b[1]))) for a, b in segs)
+    final = replay(seq)[-1].pattern
     actions = tuple(s.as_action() for s in seq)
-    n_v, n_c = _counts(segs, assign)
     return Design(
         id=f"procedural/{i:03d}",
-        key=design_key(segments, assign, list(actions)),
+        key=sequence_design_key(list(actions)),
         source="procedural",
         category="procedural",
-        segments=segments,
-        assignments=assign,
         sequence=actions,
-        vertices=n_v,
-        creases=n_c,
+        vertices=len(final.vertices),
+        creases=int((final.assignments != "B").sum()),
     )
 
 

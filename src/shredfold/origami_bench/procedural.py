@@ -12,6 +12,7 @@ import shapely
 
 from shredfold.origami import FoldState, fold, folded_silhouette, square_sheet
 from shredfold.origami_bench.design import SimpleFold
+from shredfold.origami_bench.design import replay as replay  # noqa: I001 - defined beside SimpleFold, used from here too
 
 # A fold must change the outline by at least this share of the sheet and leave at least
 # the second share, so that every step is visible in a 256-pixel picture.
@@ -82,14 +83,3 @@ def random_sequence(rng: np.random.Generator, n_folds: int, tries: int = 60) -> 
         else:
             break
     return seq
-
-
-def replay(steps: list[SimpleFold], start: FoldState | None = None) -> list[FoldState]:
-    """Every state of a sequence, the blank sheet first; raises if a step is rejected."""
-    states = [start or square_sheet()]
-    for i, s in enumerate(steps):
-        new = fold(states[-1], s.start, s.end, s.assignment)
-        if not isinstance(new, FoldState):
-            raise ValueError(f"step {i} of the sequence is rejected: {new.reason}: {new.detail}")
-        states.append(new)
-    return states

@@ -220,10 +220,19 @@ def origami(inp: Inputs) -> dict[str, Any]:
                              ylabel="GS (silhouette IoU)")  # fmt: skip
     bcols, brows = inp.csv("breakdown_origami.csv")
     return {
-        "mcq_svg": mcq_svg, "gs_svg": gs_svg, "columns": bcols,
+        "mcq_svg": mcq_svg, "gs_svg": gs_svg, "columns": bcols, "left_out": left_out(inp),
         "rows": [[fmt(r.get(c)) if c not in ("model", "task", "tier", "category") else r.get(c, "") for c in bcols] for r in brows],
         "reported": [{"model": m, **d} for m, d in paper.ORIGAMI_MCQ.items()], "source": paper.SOURCE,
     }  # fmt: skip
+
+
+def left_out(inp: Inputs) -> list[dict[str, str]]:
+    """Full-step targets dropped at build time (their design did not validate), by design."""
+    from shredfold.tasks.origami_fullstep import dropped_targets
+
+    dropped = dropped_targets(inp.plan.sets_of("origami_fullstep"), inp.store)
+    out = {design.id: why for design, why in dropped.values()}
+    return [{"design": d, "why": w} for d, w in sorted(out.items())]
 
 
 # ---------------------------------------------------------------- the sample viewer
@@ -345,7 +354,7 @@ def context(inp: Inputs) -> dict[str, Any]:
         "spec": inp.plan.spec.spec.name,
         "description": inp.plan.spec.spec.description or "",
         "cells": len(inp.plan.cells),
-        "items": sum(len(s.items) for s in inp.plan.item_sets.values()),
+        "items": sum(len(s.items) for s in inp.plan.item_sets.values() if s.asked),
         "models": [m.id for m in inp.plan.spec.models],
         "leaderboard": leaderboard(inp),
         "decay": decay(inp) if shred else None,

@@ -15,6 +15,7 @@ log = logging.getLogger(__name__)
 def run_set(plan: Plan, key: str, out: str, store: Store) -> dict[str, int]:
     item_set = plan.item_set(key)
     task = get_task(item_set.task)
+    log.info("set %s: %d item(s)", item_set.where, len(item_set.items))  # when the job started
     counts = task.build(item_set, JobContext(plan.spec, store, log=log))
     atomic_write_json(
         out,

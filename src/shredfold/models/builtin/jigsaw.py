@@ -41,18 +41,15 @@ class JigsawOcr(AdapterBase):
 
     def complete(self, request: Request) -> Response:
         from shredfold.jigsaw.read import read
-        from shredfold.jigsaw.segment import scrap_images
         from shredfold.jigsaw.solve import solve
         from shredfold.models.builtin.ocr import reader as ocr
         from shredfold.models.builtin.ocr.orient import quarter_turn
+        from shredfold.models.builtin.request_images import request_scraps
 
         kind = kind_of_template(request.template) or "prose"  # the paper tells no kind
         if not request.images:
             raise ModelCallError("jigsaw-ocr: the request holds no images")
-        try:
-            images = scrap_images(request.images)
-        except ValueError as exc:
-            raise ModelCallError(f"jigsaw-ocr: {exc}") from exc
+        images = request_scraps(request.images, "jigsaw-ocr")  # bounded in pixels and memory
         if not images:
             raise ModelCallError("jigsaw-ocr: no scraps found in the request's images")
         solution = solve(images)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shredfold.calls import ModelCallError, Request, Response
+from shredfold.calls import Request, Response
 from shredfold.models.adapter import AdapterBase, adapter
 from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
@@ -39,15 +39,12 @@ class OcrIslands(AdapterBase):
     def complete(self, request: Request) -> Response:
         from PIL import Image
 
-        from shredfold.jigsaw.segment import scrap_images
         from shredfold.models.builtin.ocr import reader as ocr
         from shredfold.models.builtin.ocr.orient import quarter_turn, upright
+        from shredfold.models.builtin.request_images import request_scraps
 
         kind = kind_of_template(request.template)
-        try:
-            scraps = scrap_images(request.images)
-        except ValueError as exc:
-            raise ModelCallError(f"ocr-islands: {exc}") from exc
+        scraps = request_scraps(request.images, "ocr-islands")  # bounded in pixels and memory
         parts = []
         for rgba in scraps:
             scrap = upright(Image.fromarray(rgba, "RGBA"), turn=quarter_turn)

@@ -37,17 +37,11 @@ DATA = Path(__file__).parents[1] / "src/shredfold/origami_bench/data/flat_folder
 def read_designs(folder: Path) -> list[tuple[str, Design]]:
     """(SHA-256 of the file, design) for every Flat-Folder design in the folder."""
     from shredfold.origami_bench.designs import folder_designs
-    from shredfold.origami_bench.flat_folder import manifest
 
     found, errors = folder_designs(folder, None, flat_folder_only=True)
     for e in errors:
         print(f"not read: {e}")
-    by_name = manifest().by_name()
-    out = []
-    for d in found:
-        entry = by_name[d.id.split("/", 1)[1] + ".fold"]
-        out.append((entry.sha256, d))
-    return out
+    return [(d.origin.sha256, d) for d in found if d.origin is not None]
 
 
 def _find(args: tuple[str, Design]) -> tuple[str, Design, dict[str, Any], float]:
@@ -78,7 +72,7 @@ def find(args: argparse.Namespace) -> None:
         for line in journal.read_text().splitlines():
             row = json.loads(line)
             if row["params"] == finder_params() and "error" not in row["found"]:
-                rows[row["sha256"]] = {k: row[k] for k in ("design", "design_key", "tier", "category", "found")}
+                rows[row["sha256"]] = {k: row[k] for k in ("design", "tier", "category", "found")}
                 cpu[row["sha256"]] = row["cpu_s"]
         print(f"resumed {len(rows)} designs from {journal}")
     todo = [] if args.journal_only else [(sha, d) for sha, d in designs if sha not in rows]
@@ -86,7 +80,7 @@ def find(args: argparse.Namespace) -> None:
     t0 = time.monotonic()
     with mp.get_context("spawn").Pool(args.workers) as pool, journal.open("a") as log:
         for sha, d, found, secs in pool.imap(_find, todo):
-            row = {"design": d.id, "design_key": d.key, "tier": d.tier, "category": d.category, "found": found}
+            row = {"design": d.id, "tier": d.tier, "category": d.category, "found": found}
             if "error" in found:
                 errors += 1
                 print(f"{d.id} {d.tier}: ERROR {found['error']}", flush=True)
@@ -144,10 +138,14 @@ def items(args: argparse.Namespace) -> None:
     from shredfold.origami_bench.crease_order import OrderBook
     from shredfold.origami_bench.items import MCQ_STAGE, MCQ_VERSION, McqSpec
     from shredfold.origami_bench.mcq import McqDropped, StateCache, build_mcq, rng_for, step_count
-    from shredfold.origami_bench.simple_folds import with_simple_folds
+    from shredfold.origami_bench.simple_folds import shipped, with_simple_folds
     from shredfold.store import content_key
 
-    designs = [with_simple_folds(d) for _, d in read_designs(args.folder)]
+    read = read_designs(args.folder)
+    # designs the shipped data has not searched yet give no items here (their crease order
+    # would be searched: minutes for the large ones); counted as such
+    designs = [with_simple_folds(d) for sha, d in read if sha in shipped()]
+    print(f"{len(read)} designs read, {len(designs)} searched by the shipped data")
     orders = OrderBook()
     cache = StateCache(orders)
     variants = ("mcq_assoc", "mcq_causal")

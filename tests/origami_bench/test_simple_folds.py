@@ -33,7 +33,7 @@ def _shared(name: str) -> Design:
     data = (SHARED / name).read_bytes()
     match = manifest().identify(data)
     assert match is not None, name
-    return flat_folder_design(match, data.decode("utf-8"))
+    return flat_folder_design(match, SHARED / name, data)
 
 
 def _shared_rows(n: int, *, found: bool) -> list[tuple[str, dict]]:
@@ -53,8 +53,7 @@ def test_the_shipped_data_is_keyed_by_pinned_designs_with_the_finders_parameters
     assert data["searched"] == len(data["designs"]) and data["pinned"] == len(pinned) == 366
     assert data["upstream_commit"] == manifest().commit
     assert data["params"] == sf.finder_params()  # a finder that changed needs the data made again
-    keys = [r["design_key"] for r in data["designs"].values()]
-    assert len(set(keys)) == len(keys)
+    assert len({r["design"] for r in data["designs"].values()}) == len(data["designs"])
     # the bar of issue 30: nine designs in ten have steps (simple folds or a crease order)
     with_steps = [r for r in data["designs"].values() if r["found"]["sequence"] or "crease order" in r["found"]["reason"]]
     assert len(with_steps) >= 0.9 * len(data["designs"])
@@ -69,7 +68,7 @@ def test_the_shipped_data_is_keyed_by_pinned_designs_with_the_finders_parameters
 def test_shipped_sequences_fold_with_the_engine_to_the_score_they_claim() -> None:
     for name, row in _shared_rows(6, found=True):
         design = _shared(name)
-        assert design.key == row["design_key"] and design.tier == row["tier"]
+        assert (design.id, design.tier, design.category) == (row["design"], row["tier"], row["category"])
         state = replay_actions(list(row["found"]["sequence"]), "fold")
         assert state.flat_foldable and len(state.steps) == len(row["found"]["sequence"])
         scorer = Scorer(target_of_outline(sf.design_outline(design)))

@@ -15,8 +15,8 @@ simple folds approximate poorly (:data:`MIN_SCORE`), gives no sequence, with the
 :func:`find_simple_folds` is a pure function of the design (and its budget). Finding costs
 seconds per design, so the results for Flat-Folder's pinned designs are shipped
 (``data/flat_folder/simple_folds.json``, written by ``bench/simple_folds.py``, keyed by the
-FOLD file's SHA-256 and holding the design key it was found for) and never searched while
-planning; :func:`with_simple_folds` gives a design its shipped sequence.
+FOLD file's SHA-256 like :mod:`.known`) and never searched while planning;
+:func:`with_simple_folds` gives a design its shipped sequence.
 """
 
 from __future__ import annotations
@@ -112,23 +112,18 @@ def _text() -> str:
 
 @cache
 def shipped() -> dict[str, FoundFolds]:
-    """The shipped results by design key (the key each was found for)."""
+    """The shipped results by the SHA-256 of the design's file."""
     data = json.loads(_text())
-    return {row["design_key"]: FoundFolds.model_validate(row["found"]) for row in data["designs"].values()}
+    return {sha: FoundFolds.model_validate(row["found"]) for sha, row in data["designs"].items()}
+
+
+def shipped_for(design: Design) -> FoundFolds | None:
+    """What the finder made of a design read from a file, as shipped (None: not searched)."""
+    return None if design.origin is None else shipped().get(design.origin.sha256)
 
 
 def data_digest() -> str:
     return sha256_bytes(_text().encode())
-
-
-@cache
-def _shipped_key(design_key: str) -> tuple[tuple[dict[str, Any], ...], str] | None:
-    """The shipped sequence of the design with this key and the key of the design with it."""
-    found = shipped().get(design_key)
-    if found is None or found.sequence is None:
-        return None
-    key = content_key("origami_simple_folds", FINDER_VERSION, {"sequence": list(found.sequence)}, [design_key])
-    return found.sequence, key
 
 
 def with_simple_folds(design: Design) -> Design:
@@ -137,8 +132,11 @@ def with_simple_folds(design: Design) -> Design:
     a sequence already or none is shipped for it."""
     if design.sequence is not None:
         return design
-    got = _shipped_key(design.key)
-    if got is None:
+    found = shipped_for(design)
+    if found is None or found.sequence is None:
         return design
-    # a copy per call: designs with the same pattern (one file in two folders) keep their ids
-    return design.model_copy(update={"sequence": got[0], "key": got[1]})
+    return design.model_copy(update={"sequence": found.sequence, "key": _key(found.sequence, design.key)})
+
+
+def _key(sequence: tuple[dict[str, Any], ...], design_key: str) -> str:
+    return content_key("origami_simple_folds", FINDER_VERSION, {"sequence": list(sequence)}, [design_key])

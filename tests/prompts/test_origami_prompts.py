@@ -52,6 +52,14 @@ def test_named_crease_lines_are_in_sheet_coordinates_and_read_back() -> None:
     assert mcq_step(text) == CREASES
 
 
+def test_an_unassigned_crease_line_is_named_as_such_and_read_back() -> None:
+    # Flat-Folder's designs leave some lines unassigned; their crease orders add them so
+    step = {"kind": "crease", "creases": [{"start": [0.0, 0.25], "end": [1.0, 0.25], "assignment": "U"}]}
+    text = _text(step)
+    assert "unassigned (U) from [0, 0.25] to [1, 0.25]" in text
+    assert mcq_step(text) == step
+
+
 def test_coordinates_are_written_to_four_decimals_and_read_back_as_written() -> None:
     step = {"kind": "fold", "start": [-0.0, 1 / 3], "end": [0.123456, -0.25], "assignment": "V"}
     line = step_line(step)

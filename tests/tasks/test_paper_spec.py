@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from shredfold.cli import main
-from shredfold.origami_bench import crease_order, designs
+from shredfold.origami_bench import crease_order, designs, known, simple_folds
 from shredfold.origami_bench import flat_folder as ff
+from shredfold.origami_bench.design import Design
 from shredfold.origami_bench.fetch import fetch
 from shredfold.plan import make_plan
 from shredfold.resolve import load_spec
@@ -55,6 +56,7 @@ def test_fetched_the_paper_spec_plans_every_design_without_solving_one(
 
     monkeypatch.setattr(crease_order, "find_crease_order", no_engine)
     monkeypatch.setattr(designs, "flat_fold_problem", no_engine)
+    monkeypatch.setattr(simple_folds, "find_simple_folds", no_engine)
     plan = make_plan(load_spec(PAPER), Store(tmp_path / "store"), write=True)
     full = [s for s in plan.item_sets.values() if s.task == "origami_fullstep"]
     assert all(s.asked and not s.needs for s in full)  # known designs need no validation job
@@ -63,8 +65,14 @@ def test_fetched_the_paper_spec_plans_every_design_without_solving_one(
     assert {s.labels["tier"] for s in full} == {"easy", "medium", "hard"}
     mcq = [i for s in plan.item_sets.values() if s.task == "origami_mcq" for i in s.items]
     assert {i.variant for i in mcq} == {"mcq_assoc", "mcq_causal"}
-    # items come from the designs whose crease order ships (none is searched here)
-    assert {i.design.id for i in mcq} == {"flat_folder/009_ku_Unassigned_Triangle_Pleat"}
+    # items come from the designs whose crease order or simple folds ship (none is searched here)
+    def ships_steps(d: Design) -> bool:
+        fact = known.of(d)
+        return simple_folds.with_simple_folds(d).sequence is not None or bool(fact and fact.crease_order and fact.crease_order.steps)
+
+    with_steps = {d.id for d in targets if ships_steps(d)}
+    assert {"flat_folder/009_ku_Unassigned_Triangle_Pleat", "flat_folder/067_traditionaloripa_damashi_bune"} <= with_steps
+    assert {i.design.id for i in mcq} == with_steps
     models = {c.model.id for c in plan.cells if c.task.startswith("origami")}
     assert {"origami-oracle", "origami-random", "origami-search"} <= models
     # planned again from the store: the same keys

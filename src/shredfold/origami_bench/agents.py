@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 
 from shredfold.calls import ModelCallError, Request, Response
-from shredfold.origami_bench.fold_search import fold_outline as _fold_outline  # noqa: F401 - the old name
 from shredfold.prompts.origami import LETTERS, task_of_template, valid_history
 from shredfold.spec import ModelConfig
 from shredfold.store import Store, canonical_json
@@ -146,17 +145,32 @@ class OrigamiSearch(_Agent):
             raise ModelCallError(f"origami-search: {exc}") from None
 
     def act(self, request: Request, kind: str) -> dict[str, Any]:
-        """The next fold of a plan made once per episode (:mod:`.fold_search`), memoised by
-        the accepted history: every later turn whose history is a prefix of it replays it."""
-        from shredfold.origami_bench.fold_search import plan_folds, turns_left
+        """The next fold of the plan from the blank sheet toward the pictured target, while
+        the accepted history follows it; else the first of a plan from the current state.
+        Either is a function of the request alone (the target picture, the history, the
+        turns), memoised per target and history."""
+        from shredfold.origami_bench.fold_search import turns_left
+        from shredfold.prompts.origami import turn_number
 
         if kind != "fold":
             return {"stop": True}  # the search plans simple folds only
         history = valid_history(request.text)
-        key = "plan " + canonical_json(history).decode()
-        if key not in self._states:
-            plan = plan_folds(self.current_state(request, kind), request.images[0], turns_left(request.text))
-            for i in range(len(plan) + 1):
-                self._states["plan " + canonical_json(history + plan[:i]).decode()] = plan[i:]
-        rest = self._states[key]
+        target = request.images[0]
+        turn = turn_number(request.text)
+        limit = turns_left(request.text) + turn - 1
+        root = self._plan(target, [], limit)
+        if turn == len(history) + 1 and history == root[: len(history)]:
+            rest = root[len(history) :]
+        else:
+            rest = self._plan(target, history, turns_left(request.text))
         return dict(rest[0]) if rest else {"stop": True}
+
+    def _plan(self, target: bytes, history: list[dict[str, Any]], steps: int) -> list[dict[str, Any]]:
+        from shredfold.origami_bench.env import replay_actions
+        from shredfold.origami_bench.fold_search import plan_folds
+
+        # the target's bytes are in the key: one agent plays many episodes
+        key = "plan " + hashlib.sha256(target).hexdigest() + canonical_json([history, steps]).decode()
+        if key not in self._states:
+            self._states[key] = plan_folds(replay_actions(history, "fold"), target, steps)
+        return list(self._states[key])

@@ -1,349 +1,351 @@
-"""Plan simple folds toward a target silhouette: beam search on folded outlines.
+"""Plan simple folds toward a target picture: exhaustive over the first folds, guided by the
+target's outline over the last one, and a beam beyond.
 
-A simple fold reflects the part of the outline left of a line onto the right, so the folded
-outline after a fold is ``(outline - left) | mirror(outline & left)`` whatever the layers
-inside (cheap shapely work; the engine is only asked to confirm the chosen plan). The search
-sees what a model sees: the target picture, from which it takes a mask and the lines of the
-target's edges. Candidate fold lines of an outline are the lines through two of its corners,
-the perpendicular bisectors of two corners (a corner laid onto another), the bisectors of the
-angle at a corner (an edge laid onto its neighbour) and the target's edge lines; each is
-tried in both directions.
+The search sees what a model sees: the target picture, from which it reads the target's
+outline as a polygon (:mod:`.target_picture`), and the current state. It works on folded
+outlines (:mod:`.outlines`); the engine is asked only to confirm the chosen plan.
 
-The score is GS's own measure on the picture's pixels: IoU after the best of the square's 8
-symmetries, translated centroid onto centroid, with each outline drawn as the picture draws
-it. The beam keeps the best outlines by that score and by three more measures (see
-:func:`_beam`), since the outline a few folds before the target scores low. Folding never
-adds area and at most halves it, so an outline already smaller than the target, or too large
-to reach it in the folds left, is scored but not folded further. The search is bounded by
-counts (beam width, outlines scored), never by time, so the same target and start always
-give the same plan; the agent plans once per episode and replays the plan turn by turn.
+The score is GS's own measure on polygons: IoU with the target's outline after the best of
+the square's 8 symmetries, centroid on centroid. On polygons, an outline that is the target
+scores within a pixel's noise of 1 and is told apart from one a few pixels off by the
+distance between their edges (:attr:`Budget.match_px`), which pixels alone blur.
+
+From the blank sheet, the plan comes from three places:
+
+- a library of every outline up to :attr:`Budget.library_depth` folds (one per shape: up to
+  the square's symmetries and a translation, GS cannot tell them apart), built once per
+  process, target-free. Its outlines are scored best-bound first: an outline of area ``a``
+  scores at most ``min(a, A) / max(a, A)`` against a target of area ``A``;
+- one more fold from the library's deepest outlines, along lines where it could make the
+  target: a simple fold leaves all the paper on one side of its line, so the last fold of a
+  plan that reaches the target lies on a line with the whole target on one side, and the
+  chord it cuts through the outline before it is the target's edge on that line
+  (:attr:`~.target_picture.Target.supports`). Those folds whose result has the target's
+  area are scored;
+- with more turns left, a beam search onward from the library's deepest outlines, keeping
+  the best by the score and by three more measures (:func:`_beam`), since the outline a few
+  folds before the target scores low.
+
+A plan that makes the target as a mirror image or a quarter turn of it, in the place a
+symmetry of the sheet maps it to, is replayed through that symmetry, so it makes the target
+where the picture shows it (GS compares pixels: a copy moved by a fraction of a pixel loses a
+little). From any other state (a replanned episode), the beam search alone runs from its
+outline. Everything is bounded by counts, never by time, so the same target and start always
+give the same plan.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import shapely
-from PIL import Image, ImageDraw
-from shapely import affinity
 
-from shredfold.metrics.shape import VIEW, symmetries
+from shredfold.metrics.shape import VIEW
 from shredfold.origami import affine
+from shredfold.origami_bench.outlines import (
+    SHEET_CENTRE,
+    SYMMETRIES,
+    Line,
+    candidate_lines,
+    chords,
+    fold_outline,
+    line_keys,
+    place_key,
+    shape_key,
+    sheet_place_key,
+    snapped,
+)
+from shredfold.origami_bench.target_picture import Target, read_target
 
 if TYPE_CHECKING:
     from shredfold.origami import FoldState
 
-Line = tuple[tuple[float, float], tuple[float, float]]
-
-# Outlines change by less than this (sheet areas) are the same outline.
-MIN_CHANGE = 1e-4
-# Precision of the outline arithmetic (sheet units).
-GRID = 1e-9
 _VIEW_BOX = shapely.box(*VIEW)
+_SHEET = shapely.box(0.0, 0.0, 1.0, 1.0)
+MIN_AREA = 2e-3  # outlines smaller than this (sheet areas) are not kept in the library
+CHORD_PX = 5.0  # a chord's two ends this close (pixels, together) to a target's edge's
 
 
 @dataclass(frozen=True)
 class Budget:
     """How much one plan may search (counts, so plans do not depend on the machine)."""
 
+    library_depth: int = 4  # folds of the target-free library (about 2,100 shapes at 4)
+    last_folds: int = 3000  # target-guided folds past the library
+    evaluations: int = 2000  # outlines folded by each beam
     beam: int = 6  # outlines kept at each depth by each of the beam's measures
-    evaluations: int = 6000  # outlines scored in one plan, all depths together
     target_lines: int = 24  # most edge lines taken from the target picture
-    slack: float = 0.15  # an outline may be this share smaller than the pictured target (its
-    # edges are drawn a pixel wide) and still fold
+    slack: float = 0.15  # share of area a picture's outline may be off by (beam bounds)
+    match_px: float = 2.5  # outlines whose edges lie this close (pixels) are the target
+    match_checks: int = 200  # leading outlines checked for that
     verify: int = 6  # best plans replayed with the engine before giving up
 
 
-@dataclass(frozen=True)
-class Target:
-    """What the search knows of the target: its mask and the lines of its edges."""
-
-    mask: np.ndarray  # bool: the picture's non-background pixels
-    margin: float  # of the picture, which shows :data:`VIEW`
-    area: float  # sheet units
-    lines: tuple[Line, ...]
-
-
-@dataclass(frozen=True)
+@dataclass
 class Node:
     outline: shapely.Geometry
     folds: tuple[Line, ...]
-    score: float  # GS's measure: aligned IoU with the target
     area: float
-    placed: float  # IoU where the picture shows the target, without aligning
-    recall: float  # share of the target, where the picture shows it, that the outline covers
-    cover: float  # share of the target covered after the alignment GS picks
+    lines: list[Line] | None = None  # candidate fold lines (library outlines keep theirs)
+    raw: int = 0  # folds along lines read from the picture as they are (not exact)
+    score: float = -1.0  # GS's measure: aligned IoU with the target (-1: not scored)
+    sym: int = 0  # the symmetry that aligns it
+    placed: float = 0.0  # IoU where the picture shows the target, without aligning
+    recall: float = 0.0  # share of the target, where the picture shows it, that it covers
+    cover: float = 0.0  # share of the target covered after the alignment GS picks
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
 class SearchResult:
-    """Every scored outline, best first (see :func:`search`)."""
+    """Scored outlines, best first (see :func:`search`)."""
 
     nodes: list[Node]
-    evaluations: int
     root_score: float
-    expanded: int = 0
-
-
-# ---------------------------------------------------------------- outlines
-
-
-def fold_outline(outline: shapely.Geometry, p: np.ndarray, q: np.ndarray) -> shapely.Geometry | None:
-    """The outline after folding everything left of p -> q onto the right (None if no-op)."""
-    p, q = np.asarray(p, float), np.asarray(q, float)
-    d = q - p
-    n = np.hypot(*d)
-    if n < 1e-9:
-        return None
-    u = d / n
-    left_n = np.array([-u[1], u[0]])
-    side = affine.dot2(corners(outline) - p, left_n)
-    if side.size == 0 or side.max() <= 1e-9 or side.min() >= -1e-9:
-        return None  # the line does not cut the outline
-    r = 10.0
-    half = shapely.Polygon([p - r * u, p + r * u, p + r * u + r * left_n, p - r * u + r * left_n])
-    try:
-        # on a fixed grid: unions of reflected pieces meet a float error apart, which
-        # floating GEOS may refuse ("side location conflict")
-        left = shapely.intersection(outline, half, grid_size=GRID)
-        if left.area < MIN_CHANGE or left.area > outline.area - MIN_CHANGE:
-            return None
-        right = shapely.difference(outline, half, grid_size=GRID)
-        m = 2 * np.outer(u, u) - np.eye(2)
-        off = p - affine.linear(m, p)
-        mirrored = affinity.affine_transform(left, [m[0, 0], m[0, 1], m[1, 0], m[1, 1], off[0], off[1]])
-        return shapely.union(right, mirrored, grid_size=GRID)
-    except shapely.errors.GEOSException:
-        return None
-
-
-def corners(outline: shapely.Geometry) -> np.ndarray:
-    """Corners of an outline's rings, collinear points dropped."""
-    rings = []
-    for poly in getattr(outline, "geoms", [outline]):
-        if poly.is_empty or not hasattr(poly, "exterior"):
-            continue
-        simple = poly.simplify(1e-7)
-        for ring in [simple.exterior, *simple.interiors]:
-            rings.append(np.asarray(ring.coords)[:-1])
-    if not rings:
-        return np.zeros((0, 2))
-    return np.concatenate(rings)
-
-
-def _rings(outline: shapely.Geometry) -> Iterator[np.ndarray]:
-    for poly in getattr(outline, "geoms", [outline]):
-        if not poly.is_empty and hasattr(poly, "exterior"):
-            yield np.asarray(poly.simplify(1e-7).exterior.coords)[:-1]
-
-
-def candidate_lines(outline: shapely.Geometry, extra: tuple[Line, ...] = ()) -> list[Line]:
-    """Distinct fold lines for an outline, one direction each (see the module's note)."""
-    from shredfold.origami_bench.procedural import corner_pair_lines
-
-    lines = corner_pair_lines(corners(outline))
-    for ring in _rings(outline):
-        k = len(ring)
-        for i in range(k):
-            prev, here, nxt = ring[i - 1], ring[i], ring[(i + 1) % k]
-            u, v = prev - here, nxt - here
-            nu, nv = np.hypot(*u), np.hypot(*v)
-            if nu < 1e-9 or nv < 1e-9:
-                continue
-            bis = u / nu + v / nv
-            if np.hypot(*bis) < 1e-9:
-                continue
-            lines.append((here, here + bis))
-    seen: set[tuple[float, float, float]] = set()
-    out: list[Line] = []
-    for a, b in lines:
-        key = _line_key(a, b)
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append(((float(a[0]), float(a[1])), (float(b[0]), float(b[1]))))
-    # the target's edges are read from pixels: one near a line above is that line, exactly
-    exact = np.array(sorted(seen)) if seen else np.zeros((0, 3))
-    for a, b in extra:
-        k = np.array(_line_key(np.asarray(a, float), np.asarray(b, float)))
-        if len(exact) and np.any(np.all(np.abs(exact - k) <= (0.02, 0.02, 0.01), axis=1)):
-            continue
-        exact = np.vstack([exact, k])
-        out.append(((float(a[0]), float(a[1])), (float(b[0]), float(b[1]))))
-    return out
-
-
-def _line_key(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
-    d = (b - a) / np.hypot(*(b - a))
-    if d[0] < -1e-12 or (abs(d[0]) <= 1e-12 and d[1] < 0):
-        d = -d
-    normal_offset = float(d[0] * a[1] - d[1] * a[0])
-    return (round(float(d[0]), 6), round(float(d[1]), 6), round(normal_offset, 6))
-
-
-def _place_key(outline: shapely.Geometry) -> tuple[float, bytes]:
-    """The same for equal outlines in the same place."""
-    pts = np.round(corners(outline), 5) + 0.0
-    pts = pts[np.lexsort((pts[:, 1], pts[:, 0]))]
-    return (round(float(outline.area), 5), pts.tobytes())
-
-
-def _shape_key(outline: shapely.Geometry) -> tuple[float, bytes]:
-    """The same for outlines equal up to the square's symmetries and a translation: the
-    area, and the corners about the centroid as unordered pairs (|dx|, |dy|), which those
-    symmetries permute (shapes differing only otherwise are rare, and merely not searched twice)."""
-    pts = corners(outline)
-    if len(pts) == 0:
-        return (0.0, b"")
-    rel = np.abs(pts - np.asarray(outline.centroid.coords[0]))
-    pairs = np.round(np.sort(rel, axis=1), 4) + 0.0
-    pairs = pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
-    return (round(float(outline.area), 5), pairs.tobytes())
+    evaluations: int = 0
 
 
 # ---------------------------------------------------------------- scoring
 
 
-def draw_mask(outline: shapely.Geometry, size: int, margin: float) -> np.ndarray:
-    """The pixels a folded-state picture of this outline covers: filled, and its edges drawn
-    as wide as :func:`~shredfold.origami.draw.draw_folded` draws them (a fill alone
-    misses up to a tenth of a thin shape's picture)."""
-    x0, y0, x1, y1 = VIEW
-    scale = size * (1 - 2 * margin) / max(x1 - x0, y1 - y0)
-    ox, oy = size / 2 - scale * (x0 + x1) / 2, size / 2 + scale * (y0 + y1) / 2
-    img = Image.new("1", (size, size), 0)
-    draw = ImageDraw.Draw(img)
-    rings = []
-    for poly in getattr(outline, "geoms", [outline]):
-        if poly.is_empty or not hasattr(poly, "exterior"):
-            continue
-        for k, ring in enumerate([poly.exterior, *poly.interiors]):
-            pts = np.asarray(ring.coords)
-            xy = list(zip((ox + scale * pts[:, 0]).tolist(), (oy - scale * pts[:, 1]).tolist(), strict=True))
-            draw.polygon(xy, fill=1 if k == 0 else 0)
-            rings.append(xy)
-    from shredfold.origami.draw import edge_width
-
-    for xy in rings:
-        draw.line(xy, fill=1, width=edge_width(size))
-    return np.asarray(img, bool)
-
-
-def _crop(mask: np.ndarray) -> np.ndarray:
-    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
-    if len(rows) == 0:
-        return mask[:0, :0]
-    return mask[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
-
-
-def _sym_centroids(c: np.ndarray, shape: tuple[int, int]) -> list[np.ndarray]:
-    """Centroids of :func:`symmetries` of an array of ``shape`` whose centroid is ``c``."""
-    out = []
-    y, x = float(c[0]), float(c[1])
-    h, w = shape
-    for _ in range(4):
-        out += [np.array([y, x]), np.array([y, w - 1 - x])]
-        # np.rot90: (y, x) of an h x w array goes to (w - 1 - x, y) of a w x h one
-        y, x, h, w = w - 1 - x, y, w, h
-    return out
-
-
 class Scorer:
-    """GS's measure against one target mask: IoU after the best of the square's 8
-    symmetries, translated centroid onto centroid (as :func:`aligned_iou`, on crops)."""
+    """GS's measure against the target's outline, on polygons (see the module's note)."""
 
     def __init__(self, target: Target) -> None:
         self.target = target
-        self.t = target.mask
-        ys, xs = np.nonzero(self.t)
-        self.t_area = len(ys)
-        self.tc = np.array([ys.mean(), xs.mean()]) if len(ys) else np.zeros(2)
+        self.t = target.outline
+        shapely.prepare(self.t)
+        self.t_area = target.area
+        self.tc = np.asarray(self.t.centroid.coords[0]) if self.t_area > 0 else SHEET_CENTRE.copy()
 
-    def score(self, outline: shapely.Geometry) -> float:
-        return self.scores(outline)[0]
+    def score_all(self, nodes: list[Node]) -> None:
+        """Fill in the measures of ``nodes`` (vectorised over nodes and symmetries)."""
+        if not nodes:
+            return
+        seen = [_in_view(n.outline) for n in nodes]
+        areas = np.array([float(g.area) for g in seen])
+        live = np.flatnonzero(areas > 0)
+        for i in np.flatnonzero(areas <= 0):
+            nodes[i].score = nodes[i].placed = nodes[i].recall = nodes[i].cover = 0.0
+        if len(live) == 0 or self.t_area <= 0:
+            for i in live:
+                nodes[i].score = 0.0
+            return
+        geoms = np.array([seen[i] for i in live], dtype=object)
+        placed_inter = shapely.area(shapely.intersection(geoms, self.t))
+        aligned = np.repeat(geoms, len(SYMMETRIES))
+        owner, coords = _coords(aligned)
+        cents = np.array([g.centroid.coords[0] for g in geoms])
+        syms = np.tile(np.arange(len(SYMMETRIES)), len(geoms))
+        rel = coords - cents[owner // len(SYMMETRIES)]
+        m = SYMMETRIES[syms[owner]]
+        moved = np.stack(
+            (m[:, 0, 0] * rel[:, 0] + m[:, 0, 1] * rel[:, 1], m[:, 1, 0] * rel[:, 0] + m[:, 1, 1] * rel[:, 1]), axis=1
+        )
+        moved = moved + self.tc
+        placed_geoms = shapely.set_coordinates(shapely.from_wkb(shapely.to_wkb(aligned)), moved)
+        inter = shapely.area(shapely.intersection(placed_geoms, self.t)).reshape(len(geoms), len(SYMMETRIES))
+        a = areas[live][:, None]
+        iou = inter / (a + self.t_area - inter)
+        best = np.argmax(iou, axis=1)  # first of equals: the order is fixed
+        for row, i in enumerate(live):
+            node = nodes[i]
+            node.score = float(iou[row, best[row]])
+            node.sym = int(best[row])
+            node.cover = float(inter[row, best[row]] / self.t_area)
+            pi = float(placed_inter[row])
+            node.placed = pi / (float(a[row, 0]) + self.t_area - pi)
+            node.recall = pi / self.t_area
 
-    def scores(self, outline: shapely.Geometry) -> tuple[float, float, float, float]:
-        """Aligned IoU; IoU and the target's covered share where the outline lies; the
-        target's covered share after the alignment."""
-        # GS sees the view only: paper folded out of it is lost
-        full = draw_mask(shapely.intersection(outline, _VIEW_BOX), self.t.shape[0], self.target.margin)
-        inter = np.count_nonzero(full & self.t)
-        union = np.count_nonzero(full) + self.t_area - inter
-        placed = inter / union if union else 1.0
-        recall = inter / self.t_area if self.t_area else 1.0
-        aligned, cover = self._aligned(_crop(full))
-        return aligned, placed, recall, cover
+    def aligned(self, node: Node) -> shapely.Geometry:
+        """The node's outline as its score aligns it onto the target."""
+        g = _in_view(node.outline)
+        c = np.asarray(g.centroid.coords[0])
+        m = SYMMETRIES[node.sym]
+        return shapely.transform(g, lambda xy: affine.linear(m, xy - c) + self.tc)
 
-    def _aligned(self, m: np.ndarray) -> tuple[float, float]:
-        ys, xs = np.nonzero(m)
-        if len(ys) == 0 or self.t_area == 0:
-            return float(len(ys) == self.t_area), 0.0
-        n = self.t.shape[0]
-        best, cover = 0.0, 0.0
-        for s, c in zip(symmetries(m), _sym_centroids(np.array([ys.mean(), xs.mean()]), m.shape), strict=True):
-            oy, ox = np.round(self.tc - c).astype(int)
-            h, w = s.shape
-            y0, x0, y1, x1 = max(oy, 0), max(ox, 0), min(oy + h, n), min(ox + w, n)
-            if y0 >= y1 or x0 >= x1:
-                continue
-            part = s[y0 - oy : y1 - oy, x0 - ox : x1 - ox]  # pixels shifted off the frame are lost
-            inter = np.count_nonzero(self.t[y0:y1, x0:x1] & part)
-            iou = inter / (np.count_nonzero(part) + self.t_area - inter)
-            if iou > best:
-                best, cover = iou, inter / self.t_area
-        return float(best), float(cover)
+    def distance_px(self, node: Node) -> float:
+        """How far apart (pixels) the aligned outline's edges and the target's lie."""
+        g = self.aligned(node)
+        d = shapely.hausdorff_distance(g.boundary, self.t.boundary, densify=0.25)
+        return float(d) / self.target.px
 
 
-# ---------------------------------------------------------------- the target
+def _in_view(outline: shapely.Geometry) -> shapely.Geometry:
+    """GS sees the view only: paper folded out of it is lost."""
+    x0, y0, x1, y1 = outline.bounds
+    if x0 >= VIEW[0] and y0 >= VIEW[1] and x1 <= VIEW[2] and y1 <= VIEW[3]:
+        return outline
+    return shapely.intersection(outline, _VIEW_BOX)
 
 
-def target_from_png(png: bytes, max_lines: int) -> Target:
-    """The target as the search sees it: the picture's non-background pixels, and the lines
-    of its outline's longest edges (sheet coordinates)."""
-    import cv2
+def _coords(geoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    coords, owner = shapely.get_coordinates(geoms, return_index=True)
+    return owner, coords
 
-    from shredfold.metrics.shape import mask_from_png
-    from shredfold.origami.draw import DEFAULT_STYLE
 
-    margin = DEFAULT_STYLE.margin
-    full = mask_from_png(png)
-    n = full.shape[0]
-    x0, y0, x1, y1 = VIEW
-    scale = n * (1 - 2 * margin) / max(x1 - x0, y1 - y0)
-    ox, oy = n / 2 - scale * (x0 + x1) / 2, n / 2 + scale * (y0 + y1) / 2
-    # GS's silhouette covers the view only, not the picture's margin around it
-    lo, hi = int(np.ceil(ox + scale * x0 - 0.5)), int(np.floor(ox + scale * x1 - 0.5))
-    inside = np.zeros_like(full)
-    inside[lo : hi + 1, lo : hi + 1] = True
-    full = full & inside
-    contours, _ = cv2.findContours(full.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    edges: list[tuple[float, Line]] = []
-    for c in contours:
-        if len(c) < 3:
-            continue
-        poly = cv2.approxPolyDP(c, 1.0, True).reshape(-1, 2).astype(float)
-        for i in range(len(poly)):
-            a, b = poly[i], poly[(i + 1) % len(poly)]
-            length = float(np.hypot(*(b - a)))
-            if length < 4:
-                continue
-            wa = ((a[0] + 0.5 - ox) / scale, (oy - a[1] - 0.5) / scale)
-            wb = ((b[0] + 0.5 - ox) / scale, (oy - b[1] - 0.5) / scale)
-            edges.append((length, (wa, wb)))
-    edges.sort(key=lambda e: -e[0])
-    area = float(full.sum()) / scale**2
-    return Target(full, margin, area, tuple(line for _, line in edges[:max_lines]))
+# ---------------------------------------------------------------- the library
+
+
+@cache
+def library(depth: int) -> tuple[tuple[Node, ...], ...]:
+    """Every outline up to ``depth`` folds of the unit square, by depth: one per place up to
+    the sheet's symmetries (:func:`~.outlines.sheet_place_key`), so that a plan can make
+    the target where the picture shows it. Built once per process (about 6,000 outlines at
+    4 folds, some seconds)."""
+    levels: list[tuple[Node, ...]] = [(Node(_SHEET, (), 1.0),)]
+    seen = {sheet_place_key(_SHEET)}
+    for _ in range(depth):
+        nxt: list[Node] = []
+        for node in levels[-1]:
+            for new, line, _ in _children(node):
+                if new.area < MIN_AREA:
+                    continue
+                key = sheet_place_key(new)
+                if key in seen:
+                    continue
+                seen.add(key)
+                nxt.append(Node(new, (*node.folds, line), float(new.area)))
+        levels.append(tuple(nxt))
+    return tuple(levels)
+
+
+@cache
+def _chord_index(depth: int) -> tuple[Any, np.ndarray]:
+    """Where every candidate line of the library's deepest outlines crosses its outline, as
+    a KD-tree over the two end points (both orders) and rows (node, line) beside it."""
+    from scipy.spatial import cKDTree
+
+    nodes = library(depth)[-1]
+    rows, ends = [], []
+    for i, node in enumerate(nodes):
+        if node.lines is None:
+            node.lines = candidate_lines(node.outline)
+        _, extent = chords(node.outline, node.lines)
+        ok = np.flatnonzero(np.all(np.isfinite(extent), axis=(1, 2)))
+        e = extent[ok].reshape(-1, 4)
+        ends += [e, np.concatenate([e[:, 2:], e[:, :2]], axis=1)]
+        rows += [np.stack([np.full(len(ok), i), ok], axis=1)] * 2
+    return cKDTree(np.concatenate(ends)), np.concatenate(rows)
+
+
+def _children(node: Node, extra: tuple[Line, ...] = ()) -> list[tuple[shapely.Geometry, Line, bool]]:
+    """Every fold of the node's outline along its candidate lines and ``extra`` (snapped,
+    :func:`~.outlines.snapped`), with whether the line is exact."""
+    if node.lines is None:
+        node.lines = candidate_lines(node.outline)
+    lines = [(line, True) for line in node.lines]
+    if extra:
+        lines += snapped(node.outline, extra, line_keys(*np.asarray(node.lines, float).reshape(-1, 2, 2).transpose(1, 0, 2)))
+    out = []
+    for (p, q), exact in lines:
+        for a, b in ((p, q), (q, p)):
+            new = fold_outline(node.outline, np.asarray(a), np.asarray(b))
+            if new is not None and not new.is_empty:
+                out.append((new, (a, b), exact))
+    return out
+
+
+def _copy(node: Node) -> Node:
+    return Node(node.outline, node.folds, node.area, node.lines)
 
 
 # ---------------------------------------------------------------- the search
 
 
-def _node(scorer: Scorer, outline: shapely.Geometry, folds: tuple[Line, ...]) -> Node:
-    score, placed, recall, cover = scorer.scores(outline)
-    return Node(outline, folds, score, float(outline.area), placed, recall, cover)
+def search(outline: shapely.Geometry, target: Target, depth: int, budget: Budget = Budget(), *, from_sheet: bool = False) -> SearchResult:
+    """Scored outlines within ``depth`` folds of ``outline`` (the unit square in place when
+    ``from_sheet``), best first; see the module's note."""
+    scorer = Scorer(target)
+    root = Node(outline, (), float(outline.area))
+    scorer.score_all([root])
+    found: list[Node] = [root]
+    evaluations = 0
+    # the target's own edge lines, where the picture shows them, are folds no library holds
+    # (a corner to the centre, an edge to a diagonal): the beam from the start tries them
+    more, evaluations = _beam_search(scorer, [root], depth, budget)
+    found += more
+    if from_sheet and depth > 0:
+        levels = library(min(budget.library_depth, depth))
+        found += _best_of_library(scorer, levels)
+        if depth > len(levels) - 1:
+            last, n = _last_folds(scorer, len(levels) - 1, budget)
+            found += last
+            evaluations += n
+        if depth > len(levels):
+            seeds = [_copy(x) for x in levels[-1]]
+            scorer.score_all(seeds)
+            more, n = _beam_search(scorer, seeds, depth - (len(levels) - 1), budget)
+            found += more
+            evaluations += n
+    return SearchResult(_ranked(scorer, found, budget, from_sheet), root.score, evaluations)
+
+
+def _best_of_library(scorer: Scorer, levels: tuple[tuple[Node, ...], ...]) -> list[Node]:
+    """The library's outlines that could be best, scored best-bound first (see the note)."""
+    a_t = scorer.t_area
+    pool = [x for level in levels[1:] for x in level]
+    if a_t <= 0 or not pool:
+        return []
+    bound = np.array([min(x.area, a_t) / max(x.area, a_t) for x in pool])
+    order = np.argsort(-bound, kind="stable")
+    out: list[Node] = []
+    best = 0.0
+    for start in range(0, len(order), 64):
+        batch = order[start : start + 64]
+        if bound[batch[0]] < best - 1e-3:
+            break
+        nodes = [_copy(pool[i]) for i in batch]
+        scorer.score_all(nodes)
+        out += nodes
+        best = max(best, max(x.score for x in nodes))
+    return out
+
+
+def _last_folds(scorer: Scorer, depth: int, budget: Budget) -> tuple[list[Node], int]:
+    """One more fold from the library's deepest outlines, along lines that could make the
+    target where the picture shows it (up to the sheet's symmetries): the line's chord
+    through the outline must lie, end to end, on one of the target's supported edges (see
+    the module's note). Kept where the result has the target's area."""
+    target = scorer.target
+    if target.area <= 0 or len(target.supports) == 0:
+        return [], 0
+    tree, rows = _chord_index(depth)
+    parents = library(depth)[-1]
+    px = target.px
+    area_tol = max(0.04 * target.area, 2.0 * px * float(target.outline.length))
+    hits: set[tuple[int, int]] = set()
+    for seg in target.supports:
+        for m in SYMMETRIES:
+            # the sheet's symmetry x -> m (x - c) + c, undone (m is orthogonal)
+            back = affine.linear(m.T, seg - SHEET_CENTRE) + SHEET_CENTRE
+            for k in tree.query_ball_point(back.reshape(4), CHORD_PX * px):
+                hits.add((int(rows[k, 0]), int(rows[k, 1])))
+    out: list[Node] = []
+    folds = 0
+    for i, j in sorted(hits):
+        parent = parents[i]
+        if not target.area - area_tol <= parent.area <= 2 * (target.area + area_tol):
+            continue
+        assert parent.lines is not None
+        p, q = parent.lines[j]
+        for a, b in ((p, q), (q, p)):
+            if folds >= budget.last_folds:
+                return _scored(scorer, out), folds
+            folds += 1
+            new = fold_outline(parent.outline, np.asarray(a), np.asarray(b))
+            if new is None or new.is_empty or abs(new.area - target.area) > area_tol:
+                continue
+            out.append(Node(new, (*parent.folds, (a, b)), float(new.area)))
+    return _scored(scorer, out), folds
+
+
+def _scored(scorer: Scorer, nodes: list[Node]) -> list[Node]:
+    scorer.score_all(nodes)
+    return nodes
 
 
 MEASURES = ("score", "placed", "recall", "cover")
@@ -370,7 +372,7 @@ def _beam(children: list[Node], floor: float, ceiling: float, width: int) -> lis
         for i in ranked:
             if kept >= width:
                 break
-            shape = _shape_key(pool[i].outline)
+            shape = shape_key(pool[i].outline)
             if i in taken or (measure == "score" and shape in shapes):
                 continue
             taken.add(i)
@@ -380,36 +382,29 @@ def _beam(children: list[Node], floor: float, ceiling: float, width: int) -> lis
     return chosen
 
 
-def search(
-    outline: shapely.Geometry, target: Target, depth: int, budget: Budget = Budget()
-) -> SearchResult:
-    """Beam search over up to ``depth`` folds from ``outline``; every scored outline, best first."""
-    scorer = Scorer(target)
-    root = _node(scorer, outline, ())
-    found: list[Node] = [root]
-    seen = {_place_key(outline)}
-    frontier = [root]
-    evaluations, expanded = 1, 0
+def _beam_search(scorer: Scorer, roots: list[Node], depth: int, budget: Budget) -> tuple[list[Node], int]:
+    """Beam search over up to ``depth`` folds from ``roots``; every outline scored."""
+    target = scorer.target
     floor = target.area * (1 - budget.slack)
+    frontier = _beam(roots, floor, target.area * 2.0**depth * (1 + budget.slack), budget.beam) if len(roots) > 1 else roots
+    seen = {place_key(r.outline) for r in frontier}
+    found: list[Node] = []
+    evaluations = 0
     for level in range(depth):
         children: list[Node] = []
         for node in frontier:
             if evaluations >= budget.evaluations:
                 break
-            expanded += 1
-            for p, q in candidate_lines(node.outline, target.lines):
-                for a, b in ((p, q), (q, p)):
-                    if evaluations >= budget.evaluations:
-                        break
-                    new = fold_outline(node.outline, np.asarray(a), np.asarray(b))
-                    if new is None or new.is_empty:
-                        continue
-                    key = _place_key(new)
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                    evaluations += 1
-                    children.append(_node(scorer, new, (*node.folds, (a, b))))
+            for new, line, exact in _children(node, target.lines):
+                if evaluations >= budget.evaluations:
+                    break
+                key = place_key(new)
+                if key in seen:
+                    continue
+                seen.add(key)
+                evaluations += 1
+                children.append(Node(new, (*node.folds, line), float(new.area), raw=node.raw + (not exact)))
+        scorer.score_all(children)
         found += children
         if not children or max(c.score for c in children) >= 1 - 1e-9:
             break
@@ -419,35 +414,94 @@ def search(
         frontier = _beam(children, floor, ceiling, budget.beam)
         if not frontier or evaluations >= budget.evaluations:
             break
-    # scores a pixel's worth apart are equal; then the outline where the picture has the
-    # target wins (a congruent outline turned or moved rasterises a little differently,
-    # which costs a thin shape GS), then the shorter plan
+    return found, evaluations
+
+
+def _ranked(scorer: Scorer, found: list[Node], budget: Budget, from_sheet: bool) -> list[Node]:
+    """Best first: outlines whose edges lie on the target's (:attr:`Budget.match_px`) lead,
+    those with exact fold lines first (a plan along lines read from the picture as they are
+    copies its rounding), then those a symmetry of the sheet lays onto it in place
+    (:func:`in_place`), then the shorter plan; then by score, scores a pixel's worth apart being equal, the
+    outline where the picture has the target first, then the shorter plan. (The picture's
+    rounding leaves every outline's score a little off; the distance between edges tells
+    the target from an outline a few pixels off it.)"""
     order = sorted(
         range(len(found)),
         key=lambda i: (-round(found[i].score, 3), -round(found[i].placed, 3), len(found[i].folds), i),
     )
-    return SearchResult([found[i] for i in order], evaluations, root.score, expanded)
+    ranked = [found[i] for i in order]
+    if not ranked:
+        return ranked
+    top = ranked[0].score
+    head = [n for n in ranked[: budget.match_checks] if n.folds and n.score >= top - 0.06]
+    for n in head:
+        n.extra["match"] = scorer.distance_px(n) <= budget.match_px
+    for n in head:
+        if n.extra["match"] and from_sheet:
+            n.extra["in_place"] = in_place(scorer, n, budget.match_px)
+    matches = sorted(
+        (n for n in head if n.extra["match"]), key=lambda n: (n.raw > 0, n.extra.get("in_place") is None, len(n.folds))
+    )
+    return matches + [n for n in ranked if not n.extra.get("match")]
 
 
 # ---------------------------------------------------------------- a plan the engine accepts
 
 
+def in_place(scorer: Scorer, node: Node, match_px: float = Budget.match_px) -> tuple[Line, ...] | None:
+    """The node's folds mapped by a symmetry of the sheet that lays its outline onto the
+    target where the picture shows it (edges within ``match_px``), or None when none does."""
+    g = _in_view(node.outline)
+    c = np.asarray(g.centroid.coords[0])
+    for k, m in enumerate(SYMMETRIES):
+        # the sheet's symmetry x -> m (x - centre) + centre takes the centroid onto the target's
+        if np.hypot(*(scorer.tc - SHEET_CENTRE - affine.linear(m, c - SHEET_CENTRE))) > 2 * scorer.target.px:
+            continue
+        moved = shapely.transform(g, lambda xy, m=m: affine.linear(m, xy - SHEET_CENTRE) + SHEET_CENTRE)
+        d = shapely.hausdorff_distance(moved.boundary, scorer.t.boundary, densify=0.25) / scorer.target.px
+        if d > match_px:
+            continue
+        if k == 0:
+            return node.folds
+
+        def image(p: tuple[float, float], m: np.ndarray = m) -> tuple[float, float]:
+            x = affine.linear(m, np.asarray(p, float) - SHEET_CENTRE) + SHEET_CENTRE
+            return (float(x[0]), float(x[1]))
+
+        mirror = m[0, 0] * m[1, 1] - m[0, 1] * m[1, 0] < 0
+        # a mirror swaps the sides of a line: the same paper moves if the line runs backwards
+        return tuple((image(b), image(a)) if mirror else (image(a), image(b)) for a, b in node.folds)
+    return None
+
+
 def plan_folds(state: FoldState, target_png: bytes, steps: int, budget: Budget = Budget()) -> list[dict[str, Any]]:
     """Up to ``steps`` fold actions from ``state`` toward the pictured target, each one
     accepted by the engine (empty when no fold improves the score)."""
-    from shredfold.origami import folded_silhouette
-
     if steps <= 0 or not state.flat_foldable:
         return []
-    target = target_from_png(target_png, budget.target_lines)
-    result = search(folded_silhouette(state.geometry), target, steps, budget)
+    return plan_toward(state, read_target(target_png, budget.target_lines), steps, budget)[0]
+
+
+def plan_toward(state: FoldState, target: Target, steps: int, budget: Budget = Budget()) -> tuple[list[dict[str, Any]], float]:
+    """:func:`plan_folds` toward a target already read, and the plan's score (GS's measure
+    on polygons; the start's when the plan is empty)."""
+    from shredfold.origami import folded_silhouette
+
+    outline = folded_silhouette(state.geometry)
+    from_sheet = not state.steps and shapely.equals(shapely.normalize(outline.simplify(1e-9)), shapely.normalize(_SHEET))
+    result = search(outline, target, steps, budget, from_sheet=from_sheet)
     for tried, node in enumerate(result.nodes):
         if node.score <= result.root_score + 1e-3 or tried >= budget.verify:
             break
-        actions = engine_actions(state, node.folds)
-        if actions is not None:
-            return actions
-    return []
+        tries = [node.folds]
+        placed = node.extra.get("in_place")
+        if placed is not None and placed != node.folds:
+            tries.insert(0, placed)
+        for folds in tries:
+            actions = engine_actions(state, folds)
+            if actions is not None:
+                return actions, node.score
+    return [], result.root_score
 
 
 def engine_actions(state: FoldState, folds: tuple[Line, ...]) -> list[dict[str, Any]] | None:

@@ -62,14 +62,18 @@ def step_count(design: Design, orders: OrderBook | None) -> int:
 def plan_mcq(
     designs: Sequence[Design], variant: Variant, n_items: int, seed: int, size: int, orders: OrderBook | None = None
 ) -> list[McqSpec]:
-    """``n_items`` item specs over the designs that have a fold sequence, or (with
-    ``orders``) a crease order.
+    """``n_items`` item specs over the designs that have a fold sequence (their own, or
+    shipped simple folds, :mod:`.simple_folds`), or (with ``orders``) a crease order.
 
     Designs are visited round-robin in a seeded order; the reference step is seeded per
     item. Answer positions are balanced within each tier (a seeded shuffle of 0,1,2,3,…).
     Crease orders are searched only for the designs the items reach, in that order, until
     ``n_items`` designs have steps (the rest of the catalogue costs nothing).
     """
+    from shredfold.origami_bench.simple_folds import with_simple_folds
+
+    # designs without a fold sequence take their shipped simple folds (:mod:`.simple_folds`)
+    designs = [with_simple_folds(d) for d in designs]
     candidates = [d for d in designs if d.sequence or (orders is not None and d.sequence is None)]
     if not candidates:
         return []
@@ -268,7 +272,9 @@ def build_mcq(spec: McqSpec, designs: Sequence[Design], size: int, cache: StateC
             offer(*pool[int(j)])
         for _ in range(6):
             offer("nearby-line", _nearby(ref, nxt, rng))
-    others = [d for d in designs if d.key != spec.design.key and cache.has_steps(d)]
+    from shredfold.origami_bench.simple_folds import with_simple_folds
+
+    others = [o for o in map(with_simple_folds, designs) if o.key != spec.design.key and cache.has_steps(o)]
     for _ in range(40):  # associative, and the causal variant's last resort
         if len(distractors) >= 3 or not others:
             break

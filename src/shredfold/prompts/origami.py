@@ -113,7 +113,9 @@ def infer_template(prompt: str) -> str:
 # ---------------------------------------------------------------- requests
 
 
-_ASSIGNMENT = {"V": "valley", "M": "mountain"}
+# "U": a crease line a FOLD file leaves unassigned (Flat-Folder's designs have some, and
+# their crease orders add them as they are)
+_ASSIGNMENT = {"V": "valley", "M": "mountain", "U": "unassigned"}
 
 
 def _num(v: float) -> str:
@@ -159,7 +161,7 @@ _FOLD_STEP = re.compile(
     rf"\[{_NUM}, {_NUM}\] to \[{_NUM}, {_NUM}\]"
 )
 _CREASE_STEP = re.compile(r"The step: crease lines added to [^:\n]*: ([^\n]*?)\. The right option")
-_CREASE = re.compile(rf"(?:valley|mountain) \(([VM])\) from \[{_NUM}, {_NUM}\] to \[{_NUM}, {_NUM}\]")
+_CREASE = re.compile(rf"(?:valley|mountain|unassigned) \(([VMU])\) from \[{_NUM}, {_NUM}\] to \[{_NUM}, {_NUM}\]")
 
 
 def mcq_step(prompt: str) -> dict[str, Any] | None:

@@ -3,8 +3,9 @@ one more fold? Two variants: associative distractors (other designs) and causal 
 same sequence: a later or earlier step, the other assignment, a nearby line). The causal
 prompt names the step made, so those distractors are wrong by the prompt, not only by priors.
 
-- items: ``mcq_items`` item specs per variant over the designs with a fold sequence or a
-  crease order (:mod:`shredfold.origami_bench.crease_order`), split by tier;
+- items: ``mcq_items`` item specs per variant over the designs with a fold sequence, shipped
+  simple folds (:mod:`shredfold.origami_bench.simple_folds`) or a crease order
+  (:mod:`shredfold.origami_bench.crease_order`), split by tier;
 - build: fold and draw the reference and the four options (:mod:`shredfold.origami_bench.mcq`);
   options too close to another picture are replaced, and an item that cannot be made
   answerable from its pictures is dropped (its item.json says why);
@@ -23,6 +24,7 @@ from typing import Any
 from shredfold.calls import ModelCallError
 from shredfold.models.asker import CachedAsker
 from shredfold.models.envelope import load_response
+from shredfold.origami_bench import simple_folds
 from shredfold.origami_bench.design import Design
 from shredfold.origami_bench.items import MCQ_STAGE, MCQ_VERSION, McqSpec
 from shredfold.progress import current as current_progress
@@ -114,7 +116,8 @@ class OrigamiMcqTask(common.OrigamiTask):
         for variant in ob.tasks:
             if variant not in VARIANTS:
                 continue
-            what = {"task": variant, "items": ob.mcq_items, "size": ob.image_size, "version": MCQ_VERSION}
+            what = {"task": variant, "items": ob.mcq_items, "size": ob.image_size, "version": MCQ_VERSION,
+                    "simple_folds": simple_folds.data_digest()}  # fmt: skip
             specs = common.planned_items(ctx, what, McqSpec, lambda v=variant: self._plan(ctx, v))
             out += common.tier_sets(self.name, variant, ob.image_size, [(s.key, s) for s in specs])
         return out

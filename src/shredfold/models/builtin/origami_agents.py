@@ -23,6 +23,7 @@ VERSION = 2  # 2: origami-search picks MCQ answers from the pictures (picker) an
 
 class _OrigamiAgent(AdapterBase):
     play = ""  # the class in shredfold.origami_bench.agents that plays
+    version = VERSION
 
     def __init__(self, config: ModelConfig, store: Store | None) -> None:
         from shredfold.origami_bench import agents
@@ -32,7 +33,7 @@ class _OrigamiAgent(AdapterBase):
 
     @classmethod
     def identity_of(cls, config: ModelConfig) -> dict[str, Any]:
-        return {"adapter": config.adapter, "version": VERSION}
+        return {"adapter": config.adapter, "version": cls.version}
 
     @classmethod
     def build(cls, config: ModelConfig, store: Store) -> _OrigamiAgent:
@@ -55,3 +56,6 @@ class OrigamiRandom(_OrigamiAgent):
 @adapter("origami-search", benchmarks=("origami",), reference=True)
 class OrigamiSearch(_OrigamiAgent):
     play = "OrigamiSearch"
+    # 3: full-step plans from a library of every outline within four folds and the target
+    # read as a polygon, one plan per target (one agent reused its first target's plan)
+    version = 3

@@ -30,7 +30,7 @@ OCR = {
 IDENTITIES = {
     "oracle": {"adapter": "oracle", "version": 1},
     "ocr-islands": {"adapter": "ocr-islands", "version": 8, "ocr": OCR, "images": PIECES},
-    "jigsaw-ocr": {"adapter": "jigsaw-ocr", "version": 10, "ocr": OCR, "images": PIECES},
+    "jigsaw-ocr": {"adapter": "jigsaw-ocr", "version": 11, "ocr": OCR, "images": PIECES},
     "origami-oracle": {"adapter": "origami-oracle", "version": 2},
     "origami-random": {"adapter": "origami-random", "version": 2},
     "origami-search": {"adapter": "origami-search", "version": 2},
@@ -44,11 +44,13 @@ IDENTITIES = {
 # the quarter turn could be settled on the first patch looked at, and jigsaw-ocr's clusters
 # were refined jointly on every join their layout confirms; ocr-islands 7 and jigsaw-ocr 10
 # when OpenVINO took over running the OCR engine's models from ONNX Runtime; ocr-islands 8
-# when a scrap put level was cut to its paper before reading.
+# when a scrap put level was cut to its paper before reading; jigsaw-ocr 11 when photographs
+# of straight-cut scraps were solved from their text lines and the paper's protocol was
+# answered in Markdown.
 KEYS = {
     "oracle": "3b0ead42888ab46ab45210dccfc87e959b05e68e701a7369fcf626e2fa76acf0",
     "ocr-islands": "21ad9aa1ff6fc2ec11f3f1ec583c8788dfdcc5c230ddea02f71b37e6ee892a29",
-    "jigsaw-ocr": "696fcf6b04882283515d4a2a8e7dfee947c3c70f363285839bb269fd460c7674",
+    "jigsaw-ocr": "ee1ab440aa528d83642a40413daad47660823c66946003832e9656061efc3ae6",
     "origami-oracle": "9a48eba6abfe42921b8130451aedb9ef30e1e26cf8800725fc45a72786578bb9",
     "origami-random": "5835064fb40072d4f378c185c31714a0f8af8a47e61e953f265f5cd26d99a61d",
     "origami-search": "d4a74f3b5dbddbdee2cd18b6d2ea3e00b8c09db1b50d286939447af8e5acd411",

@@ -16,7 +16,9 @@ from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
-# 10: the OCR engine's models run by OpenVINO; 9: clusters refined jointly (all poses
+# 11: photographs of scraps cut along straight lines solved from their text lines and
+# straight edges (jigsaw.photo), read drawn larger, and under the paper's protocol
+# answered as the Markdown the page shows; 10: the OCR engine's models run by OpenVINO; 9: clusters refined jointly (all poses
 # solved at once, point to line, also on every candidate join the layout confirms: a
 # photographed table page kept a block of scraps 0.9 degrees off), and a cluster's quarter turn settled on the first patch when that is
 # clear; 8: table rules continued through stretches lightened by a crease's
@@ -25,7 +27,7 @@ from shredfold.spec import ModelConfig
 # settled on the whole drawing; 6: clusters' quarter turn from a few short crops
 # (orient.quarter_turn); 5: scraps of a photo with small text enlarged (jigsaw.scale);
 # 4: table rules through seam steps, OCR lines cut at rules; 3: photographs segmented
-VERSION = 10
+VERSION = 11
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))
@@ -40,22 +42,27 @@ class JigsawOcr(AdapterBase):
         }
 
     def complete(self, request: Request) -> Response:
+        from shredfold.jigsaw.photo import STRAIGHT_SHARE, solve_photo, straight_share
         from shredfold.jigsaw.read import read
-        from shredfold.jigsaw.segment import scrap_images
+        from shredfold.jigsaw.segment import enlarged, request_scraps
         from shredfold.jigsaw.solve import solve
         from shredfold.models.builtin.ocr import reader as ocr
         from shredfold.models.builtin.ocr.orient import quarter_turn
 
-        kind = kind_of_template(request.template) or "prose"  # the paper tells no kind
+        # The paper's protocol tells no kind: the page is written as the Markdown it shows.
+        kind = kind_of_template(request.template)
         if not request.images:
             raise ModelCallError("jigsaw-ocr: the request holds no images")
         try:
-            images = scrap_images(request.images)
+            images, source = request_scraps(request.images)
         except ValueError as exc:
             raise ModelCallError(f"jigsaw-ocr: {exc}") from exc
         if not images:
             raise ModelCallError("jigsaw-ocr: no scraps found in the request's images")
-        solution = solve(images)
+        if all(s is not None for s in source) and straight_share(images) >= STRAIGHT_SHARE:
+            solution = solve_photo(images)
+        else:
+            solution = solve(enlarged(images, source))
         text = read(solution, kind, ocr.read_lines, quarter_turn).text
         if kind == "code":
             text = "```\n" + text + "\n```"

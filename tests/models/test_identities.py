@@ -29,7 +29,7 @@ OCR = {
 }
 IDENTITIES = {
     "oracle": {"adapter": "oracle", "version": 1},
-    "ocr-islands": {"adapter": "ocr-islands", "version": 8, "ocr": OCR, "images": PIECES},
+    "ocr-islands": {"adapter": "ocr-islands", "version": 9, "ocr": OCR, "images": PIECES},
     "jigsaw-ocr": {"adapter": "jigsaw-ocr", "version": 11, "ocr": OCR, "images": PIECES},
     "origami-oracle": {"adapter": "origami-oracle", "version": 2},
     "origami-random": {"adapter": "origami-random", "version": 2},
@@ -44,12 +44,12 @@ IDENTITIES = {
 # the quarter turn could be settled on the first patch looked at, and jigsaw-ocr's clusters
 # were refined jointly on every join their layout confirms; ocr-islands 7 and jigsaw-ocr 10
 # when OpenVINO took over running the OCR engine's models from ONNX Runtime; ocr-islands 8
-# when a scrap put level was cut to its paper before reading; jigsaw-ocr 11 when photographs
-# of straight-cut scraps were solved from their text lines and the paper's protocol was
-# answered in Markdown.
+# when a scrap put level was cut to its paper before reading; jigsaw-ocr 11 and ocr-islands 9
+# when photographs of straight-cut scraps were solved from their text lines (jigsaw-ocr) and
+# read drawn larger, and the paper's protocol was answered in Markdown.
 KEYS = {
     "oracle": "3b0ead42888ab46ab45210dccfc87e959b05e68e701a7369fcf626e2fa76acf0",
-    "ocr-islands": "21ad9aa1ff6fc2ec11f3f1ec583c8788dfdcc5c230ddea02f71b37e6ee892a29",
+    "ocr-islands": "12929b2bfc0e152d4c9a7020c6a542e4da35a5079f970cfd0e691d13907c87be",
     "jigsaw-ocr": "ee1ab440aa528d83642a40413daad47660823c66946003832e9656061efc3ae6",
     "origami-oracle": "9a48eba6abfe42921b8130451aedb9ef30e1e26cf8800725fc45a72786578bb9",
     "origami-random": "5835064fb40072d4f378c185c31714a0f8af8a47e61e953f265f5cd26d99a61d",

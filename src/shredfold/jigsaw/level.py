@@ -25,6 +25,7 @@ BACKGROUND = 41  # px window of the local paper brightness estimate (flat field)
 INK_CONTRAST = 0.45  # darker than this share of the local paper is full ink ...
 INK_FLOOR = 0.12  # ... lighter than this share is no ink
 MIN_EDGE = 20.0  # px: the shortest straight edge kept
+RIM = 3  # px of the paper's edge whose darkness is not counted as ink
 MIN_PITCH, MAX_PITCH = 6, 200  # px: line pitches looked for
 
 
@@ -95,7 +96,7 @@ def line_pitch(inks: list[np.ndarray]) -> float | None:
     d = d[(d >= MIN_PITCH) & (d <= MAX_PITCH)]
     if len(d) < 2:
         return None
-    low = float(np.percentile(d, 20))
+    low = float(np.percentile(d, 20, method="lower"))
     near = d[np.abs(d - low) <= 0.2 * low]
     return float(np.median(near))
 
@@ -122,4 +123,7 @@ def level(rgba: np.ndarray, index: int) -> Levelled:
     paper = np.clip((alpha - PAPER_LEVEL) / (1.0 - PAPER_LEVEL), 0.0, 1.0).astype(np.float32)
     ring = paper_outline(np.dstack([rgb, np.rint(alpha * 255).astype(np.uint8)]))
     edges = straight_edges(ring, MIN_EDGE)
-    return Levelled(index, 0, pose, paper, ink_darkness(rgb, paper), edges, angle.strength)
+    # The rim is no ink: a curled edge darkens, and its shadow bleeds into the edge pixels.
+    inner = cv2.erode((paper > 0.5).astype(np.uint8), np.ones((2 * RIM + 1, 2 * RIM + 1), np.uint8))
+    ink = ink_darkness(rgb, paper) * inner
+    return Levelled(index, 0, pose, paper, ink, edges, angle.strength)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import statistics
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -54,6 +54,11 @@ class _Line:
     y1: float
     height: float  # the median height of its words' boxes
     core: float  # px: the height of the band its letters' ink fills (x-height)
+
+    @property
+    def advance(self) -> float:
+        """px of line per character."""
+        return (self.x1 - self.x0) / max(len(self.text), 1)
 
     @property
     def centre(self) -> float:
@@ -130,15 +135,20 @@ def prose_markdown(words: Sequence[Word], rgb: np.ndarray) -> str:
     if not lines:
         return ""
     body_h = _body_height(lines)
-    body_core = float(np.median([ln.core for ln in lines for _ in range(max(1, len(ln.text)))]))
+    body_core = _by_chars(lines, lambda ln: ln.core)
+    body_advance = _by_chars(lines, lambda ln: ln.advance)
+
+    def size(ln: _Line) -> float:
+        return min(ln.core / body_core, ln.advance / body_advance)
+
     pitch = _pitch(lines, body_h)
-    body = [ln for ln in lines if not _level(ln.core / body_core)]
+    body = [ln for ln in lines if not _level(size(ln))]
     right = float(np.percentile([ln.x1 for ln in body], 90)) if body else max(ln.x1 for ln in lines)
     bold = _bold_tokens(stroke_weights(rgb, [w for ln in body for w in ln.words]))
     blocks: list[str] = []
     level_prev = 0
     for k, ln in enumerate(lines):
-        level = _level(ln.core / body_core)
+        level = _level(size(ln))
         gap = k == 0 or ln.centre - lines[k - 1].centre > PARAGRAPH_GAP * max(
             pitch, 1.2 * max(ln.height, lines[k - 1].height))
         text = _marked(ln, bold) if not level else ln.text
@@ -177,10 +187,14 @@ def _level(ratio: float) -> int:
     return 0
 
 
+def _by_chars(lines: Sequence[_Line], value: Callable[[_Line], float]) -> float:
+    """The median of a line's measure over all characters (the body's, where most are)."""
+    return float(np.median([value(ln) for ln in lines for _ in range(max(1, len(ln.text)))]))
+
+
 def _body_height(lines: Sequence[_Line]) -> float:
     """The height of the body text's lines: the median over characters."""
-    heights = [ln.height for ln in lines for _ in range(max(1, len(ln.text)))]
-    return float(np.median(heights))
+    return _by_chars(lines, lambda ln: ln.height)
 
 
 def _pitch(lines: Sequence[_Line], body_h: float) -> float:
@@ -191,7 +205,7 @@ def _pitch(lines: Sequence[_Line], body_h: float) -> float:
     steps = [s for s in steps if s > 0.8 * body_h]
     if not steps:
         return 1.6 * body_h
-    low = float(np.percentile(steps, 20))
+    low = float(np.percentile(steps, 20, method="lower"))
     near = [s for s in steps if abs(s - low) <= 0.2 * low]
     return float(np.median(near))
 

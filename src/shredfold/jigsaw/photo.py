@@ -52,6 +52,16 @@ def straight_share(scraps: Sequence[np.ndarray]) -> float:
     return straight / total if total else 0.0
 
 
+def read_scale(scraps: Sequence[np.ndarray]) -> float:
+    """How much larger the scraps are best read (:data:`READ_PITCH`)."""
+    pitch = line_pitch([level(rgba, k).ink for k, rgba in enumerate(scraps)]) or DEFAULT_PITCH
+    return _read_scale(pitch)
+
+
+def _read_scale(pitch: float) -> float:
+    return float(np.clip(READ_PITCH / pitch, 1.0, MAX_READ_SCALE))
+
+
 def solve_photo(scraps: Sequence[np.ndarray]) -> Solution:
     """Clusters of the scraps (RGBA, cut out of one photograph) from their text lines and
     straight edges; each cluster's poses take its scraps' pixels to a frame in which its
@@ -67,8 +77,7 @@ def solve_photo(scraps: Sequence[np.ndarray]) -> Solution:
     shapes = [PieceShape(sc.outline, []) for sc in loaded]
     clusters = [Cluster(group, {m: placed.poses[m] @ flat[m].pose for m in group})
                 for group in placed.clusters()]
-    scale = float(np.clip(READ_PITCH / pitch, 1.0, MAX_READ_SCALE))
-    return Solution(loaded, shapes, placed, clusters, scale, close_seams=True)
+    return Solution(loaded, shapes, placed, clusters, _read_scale(pitch), close_seams=True)
 
 
-__all__ = ["Levelled", "solve_photo", "straight_share"]
+__all__ = ["Levelled", "read_scale", "solve_photo", "straight_share"]

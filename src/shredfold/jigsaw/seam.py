@@ -27,7 +27,9 @@ MAX_TURN_DEG = 2.5  # two levelled edges this far from antiparallel may be one c
 MIN_OVERLAP = 0.5  # of the shorter edge: the least the two edges must share
 END_SIGMA = 3.0  # px: spread of two corners that are one vertex
 END_WEIGHT = 0.35  # the ends' say against the text's (a correlation, at most 1)
+EVIDENCE_PITCHES = 5.0  # a seam this many line pitches long or longer is full evidence
 BAND_MIN = 3.0  # px: the band sampled beside a seam running along the text lines
+FAINT_INK = 0.01  # ink per px of band below which a profile is bare paper
 ALONG_LINES_DEG = 20.0  # a seam within this of the text lines' direction runs along them
 
 
@@ -69,15 +71,16 @@ def _band(ink: np.ndarray, paper: np.ndarray, origin: np.ndarray, u: np.ndarray,
 def _correlation(p: np.ndarray, q: np.ndarray, min_overlap: int, floor: float) -> np.ndarray:
     """Normalised correlation of ``p`` with ``q`` shifted by each lag ``k`` (``q[n]``
     against ``p[n + k]``), k from -(len(q) - 1) to len(p) - 1; lags sharing fewer than
-    ``min_overlap`` samples get -1. Energies below ``floor`` count as ``floor`` (bare
-    paper on both sides correlates as nothing, not as its noise)."""
+    ``min_overlap`` samples get -1. Energies below ``floor`` per sample shared count as
+    that (bare paper on both sides correlates as nothing, not as its noise)."""
     p = p - p.mean()
     q = q - q.mean()
     num = np.correlate(p, q, mode="full")
     pp = np.correlate(p * p, np.ones_like(q), mode="full")
     qq = np.correlate(np.ones_like(p), q * q, mode="full")
     count = np.correlate(np.ones_like(p), np.ones_like(q), mode="full")
-    out = num / np.sqrt(np.maximum(pp, floor) * np.maximum(qq, floor))
+    least = floor * np.maximum(count, 1.0)
+    out = num / np.sqrt(np.maximum(pp, least) * np.maximum(qq, least))
     out[count < min_overlap] = -1.0
     return out
 
@@ -117,9 +120,7 @@ def match(i: Levelled, j: Levelled, a: int, b: int, pitch: float) -> Seam | None
     # b's band, in a's frame (before the slide), mapped back to j's frame to sample.
     to_j = np.linalg.inv(_translate(shift) @ rot)
     prof_b, _ = _band(j.ink, j.paper, ea.p0, u, -across, b_lo, b_hi, depth, to_j)
-    # Some ink on a few lines' worth of the seam, or the text has no say.
-    floor = (0.3 * depth) ** 2 * pitch
-    corr = _correlation(prof_a, prof_b, max(int(need), 8), floor)
+    corr = _correlation(prof_a, prof_b, max(int(need), 8), (FAINT_INK * depth) ** 2)
     # Lag k puts b's sample n (at b_lo' + n) on a's sample n + k: slide s = k - floor(b_lo).
     lags = np.arange(-(len(prof_b) - 1), len(prof_a))
     slide = lags - np.floor(b_lo)
@@ -129,8 +130,10 @@ def match(i: Levelled, j: Levelled, a: int, b: int, pitch: float) -> Seam | None
     if not ok.any():
         return None
     ends = _ends(ea, eb, lo_s, hi_s, la)
-    weight = np.clip(shared / max(shorter, 1.0), 0.0, 1.0)
-    score = np.where(ok, corr * np.sqrt(weight) + END_WEIGHT * ends, -np.inf)
+    # A correlation over a short seam says little: two or three lines of text match most
+    # places a line pitch apart. It counts in full from EVIDENCE_PITCHES pitches of seam.
+    weight = np.clip(shared / (EVIDENCE_PITCHES * pitch), 0.0, 1.0)
+    score = np.where(ok, corr * weight + END_WEIGHT * ends, -np.inf)
     k = int(np.argmax(score))
     pose = _translate(shift + slide[k] * u) @ rot
     return Seam(i.index, j.index, j.half, a, b, pose, float(score[k]), float(corr[k]),

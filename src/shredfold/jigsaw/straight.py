@@ -16,11 +16,15 @@ import cv2
 import numpy as np
 
 DP_TOLERANCE = 1.5  # px: Douglas-Peucker tolerance (a cut's staircase is ~1 px)
-MAX_RMS = 0.75  # px: a run straighter than this about its fitted line is a cut edge
-MERGE_ANGLE_DEG = 2.5  # two runs this parallel ...
-MERGE_SLACK = 1.33  # ... whose points fit one line within this times the scatter allowed
-# a single run are one edge
+MIN_RUN = 20.0  # px: the shortest piece of outline that can be part of a straight edge
+MAX_RMS = 1.0  # px: a run straighter than this about its fitted line is a cut edge
+MERGE_ANGLE_DEG = 3.0  # two runs this parallel ...
+MERGE_SLACK = 2.0  # ... whose points fit one line within this times the scatter allowed a
+# single run are one edge: a curled sheet bends a long cut edge by a degree or two
 CORNER_TURN_DEG = 25.0  # the outline turns at least this at a true corner
+VERTEX_TURN_DEG = 15.0  # two edges meeting at a vertex turn at least this (and are no U)
+VERTEX_REACH = 80.0  # px: an edge is carried on at most this far to its vertex ...
+VERTEX_SLACK = 2.0  # px: ... which lies on the paper, give or take this
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,9 @@ def straight_edges(ring: np.ndarray, min_length: float, max_rms: float = MAX_RMS
     for k, a in enumerate(idx):
         b = idx[(k + 1) % len(idx)]
         pts = _span(ring, a, b)
-        if len(pts) < 6 or np.hypot(*(pts[-1] - pts[0])) < 0.5 * min_length:
+        # Short stretches (a nick, a wiggle of the rim) are gaps: the runs either side of
+        # one may still be one edge.
+        if len(pts) < 6 or np.hypot(*(pts[-1] - pts[0])) < max(0.5 * min_length, MIN_RUN):
             continue
         if _line(pts)[2] <= max_rms:
             runs.append((a, b))
@@ -107,7 +113,37 @@ def straight_edges(ring: np.ndarray, min_length: float, max_rms: float = MAX_RMS
             continue
         edges.append(Edge(p0, p1, rms, _turns(ring, a, u, before=True),
                           _turns(ring, b, u, before=False)))
-    return edges
+    return _vertices(edges, ring)
+
+
+def _vertices(edges: list[Edge], ring: np.ndarray) -> list[Edge]:
+    """Edges reaching on to the vertex they share with the next straight edge, where the
+    two meet at a corner on the paper: a curled corner bulges over its vertex, and the
+    runs stop short of it, but their lines still cross there. Where a short edge between
+    the two was missed, their lines cross off the paper (the outline cuts that corner),
+    and the ends stay as they are."""
+    if len(edges) < 2:
+        return edges
+    contour = ring.astype(np.float32).reshape(-1, 1, 2)
+    out = list(edges)
+    for k in range(len(out)):
+        e, f = out[k], out[(k + 1) % len(out)]
+        turn = abs(float(np.degrees(np.arctan2(np.cross(e.direction, f.direction),
+                                                  float(e.direction @ f.direction)))))
+        if not VERTEX_TURN_DEG <= turn <= 180.0 - VERTEX_TURN_DEG:
+            continue
+        m = np.column_stack([e.direction, -f.direction])
+        t = np.linalg.solve(m, f.p0 - e.p0)
+        x = e.p0 + t[0] * e.direction
+        ahead = float((x - e.p1) @ e.direction)
+        behind = float((f.p0 - x) @ f.direction)
+        if not (-VERTEX_SLACK <= ahead <= VERTEX_REACH and -VERTEX_SLACK <= behind <= VERTEX_REACH):
+            continue
+        if cv2.pointPolygonTest(contour, (float(x[0]), float(x[1])), True) < -VERTEX_SLACK:
+            continue
+        out[k] = Edge(e.p0, x, e.rms, e.corner0, True)
+        out[(k + 1) % len(out)] = Edge(x, f.p1, f.rms, True, f.corner1)
+    return out
 
 
 def _merge(ring: np.ndarray, runs: list[tuple[int, int]], max_rms: float,

@@ -8,6 +8,7 @@ scraps are segmented out first; never the cut polygons or the truth). See
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from shredfold.calls import ModelCallError, Request, Response
@@ -59,11 +60,13 @@ class JigsawOcr(AdapterBase):
             raise ModelCallError(f"jigsaw-ocr: {exc}") from exc
         if not images:
             raise ModelCallError("jigsaw-ocr: no scraps found in the request's images")
+        reader = ocr.read_lines
         if all(s is not None for s in source) and straight_share(images) >= STRAIGHT_SHARE:
             solution = solve_photo(images)
+            reader = partial(ocr.read_lines, binarize=False)  # see read_lines
         else:
             solution = solve(enlarged(images, source))
-        text = read(solution, kind, ocr.read_lines, quarter_turn).text
+        text = read(solution, kind, reader, quarter_turn).text
         if kind == "code":
             text = "```\n" + text + "\n```"
         return Response(text=text, served_model="jigsaw-ocr")

@@ -34,7 +34,9 @@ HEADING_RATIOS = ((1.85, 1), (1.5, 2), (1.2, 3))
 PARAGRAPH_GAP = 1.3  # lines further apart than this many line pitches: a new paragraph
 SHORT_LINE = 2.5  # a line ending this many body heights short of the column was broken
 BOLD_RATIO = 1.3  # strokes this much heavier than the body's are bold
-MIN_BOLD_INK = 20  # px of ink a word needs for its stroke weight to say anything
+WORD_GAP = 0.25  # of a box's height: a gap in its ink at least this wide parts two words
+MIN_BOLD_INK = 20  # px of ink a word needs for its stroke weight to say anything ...
+MIN_BOLD_SHARE = 0.5  # ... and at least this many squares of its box's height
 CODE_MARKS = frozenset("{}()[];=<>_")
 CODE_MARK_SHARE = 0.035  # of a page's characters: more of these marks and it is code
 CODE_WORDS = re.compile(
@@ -173,9 +175,10 @@ def _gapped(ln: _Line, prev: _Line, pitch: float) -> bool:
 
 
 def _joiner(before: str, after: str) -> str:
-    """What joins a wrapped line to the next: a space, or nothing between CJK text."""
+    """What joins a wrapped line to the next: a space, or nothing next to CJK text (its
+    ideographs and full-width stops, which a line may end or start with)."""
     tail, head = before[-1:], after[:1]
-    if tail and head and is_cjk(tail) and is_cjk(head):
+    if any(unicodedata.east_asian_width(ch) in "WF" for ch in (tail, head) if ch):
         return ""
     return " "
 
@@ -210,68 +213,116 @@ def _pitch(lines: Sequence[_Line], body_h: float) -> float:
     return float(np.median(near))
 
 
-def stroke_weights(rgb: np.ndarray, words: Sequence[Word]) -> dict[int, list[float]]:
-    """Per word (by ``id``), the stroke width of each space-separated token of its text,
-    measured where the token lies in its box (by its share of the characters): ink area
-    over half its outline. NaN where a token shows too little ink."""
+@dataclass(frozen=True)
+class _Stretch:
+    """A run of ink in a word box set off by gaps (a printed word), as characters of the
+    box's text (by its share of the box's width) and the weight of its strokes."""
+
+    start: int
+    end: int
+    weight: float
+
+
+def stroke_weights(rgb: np.ndarray, words: Sequence[Word]) -> dict[int, list[_Stretch]]:
+    """Per word box (by ``id``), its printed words: the runs of ink between gaps of at
+    least WORD_GAP box heights, each with its stroke width (ink area over half its outline;
+    NaN where it shows too little ink) and the characters of the box's text it covers. The
+    ink, not the recognised spaces, splits the box: the recogniser drops some spaces."""
     grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
-    out: dict[int, list[float]] = {}
+    out: dict[int, list[_Stretch]] = {}
     h, w = grey.shape
     for wd in words:
-        tokens = wd.text.split(" ")
-        total = max(len(wd.text), 1)
         x0, y0 = max(int(wd.x0), 0), max(int(wd.y0), 0)
         x1, y1 = min(int(np.ceil(wd.x1)), w), min(int(np.ceil(wd.y1)), h)
         box = grey[y0:y1, x0:x1]
-        if box.size == 0:
-            out[id(wd)] = [float("nan")] * len(tokens)
+        if box.size == 0 or not wd.text:
+            out[id(wd)] = []
             continue
         _, ink = cv2.threshold(box, 0, 1, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
-        weights, start = [], 0
-        for tok in tokens:
-            a = x0 + (x1 - x0) * start / total
-            b = x0 + (x1 - x0) * (start + len(tok)) / total
-            start += len(tok) + 1
-            part = ink[:, max(int(a) - x0, 0) : max(int(b) - x0, 0)]
-            weights.append(_stroke(part))
-        out[id(wd)] = weights
+        cols = ink.any(axis=0)
+        gap = max(2, int(WORD_GAP * (y1 - y0)))
+        # Runs of ink columns, joined across gaps narrower than ``gap`` (within a word).
+        filled = cv2.morphologyEx(cols.astype(np.uint8).reshape(1, -1), cv2.MORPH_CLOSE,
+                                  np.ones((1, gap), np.uint8)).ravel().astype(bool)
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], filled.view(np.int8), [0]])))
+        stretches = []
+        for a, b in zip(edges[::2], edges[1::2], strict=True):
+            first = int(round(a / max(x1 - x0, 1) * len(wd.text)))
+            last = int(round(b / max(x1 - x0, 1) * len(wd.text)))
+            stretches.append(_Stretch(first, max(last, first + 1), _stroke(ink[:, a:b])))
+        out[id(wd)] = stretches
     return out
 
 
 def _stroke(ink: np.ndarray) -> float:
     area = int(ink.sum())
-    if area < MIN_BOLD_INK:
+    # A short word ("a", a comma) shows too little ink to weigh its strokes.
+    if area < max(MIN_BOLD_INK, MIN_BOLD_SHARE * ink.shape[0] ** 2):
         return float("nan")
     inner = cv2.erode(ink, np.ones((3, 3), np.uint8))
     edge = area - int(inner.sum())
     return 2.0 * area / max(edge, 1)
 
 
-def _bold_tokens(weights: dict[int, list[float]]) -> dict[int, list[bool]]:
-    values = [v for ws in weights.values() for v in ws if v == v]
+def _bold_tokens(weights: dict[int, list[_Stretch]]) -> dict[int, list[_Stretch]]:
+    """The heavy stretches of each box (strokes BOLD_RATIO times the body's)."""
+    values = [st.weight for sts in weights.values() for st in sts if st.weight == st.weight]
     if len(values) < 5:
         return {}
     body = float(np.median(values))
-    return {k: [v == v and v >= BOLD_RATIO * body for v in ws] for k, ws in weights.items()}
+    return {k: [st for st in sts if st.weight == st.weight and st.weight >= BOLD_RATIO * body]
+            for k, sts in weights.items()}
 
 
-def _marked(ln: _Line, bold: dict[int, list[bool]]) -> str:
-    """The line's text with its bold runs wrapped in ``**``."""
-    tokens: list[tuple[str, bool]] = []
+def _marked(ln: _Line, bold: dict[int, list[_Stretch]]) -> str:
+    """The line's text with its bold runs wrapped in ``**`` (each run snapped to the word
+    boundaries of the text; a space put back after it where the recogniser dropped one)."""
+    texts = []
     for wd in ln.words:
-        flags = bold.get(id(wd))
-        parts = wd.text.split(" ")
-        if flags is None or len(flags) != len(parts):
-            flags = [False] * len(parts)
-        tokens += [(p, f) for p, f in zip(parts, flags, strict=True) if p]
-    out, run = [], []
-    for tok, heavy in tokens + [("", False)]:
-        if heavy:
-            run.append(tok)
+        text = wd.text
+        heavy = [False] * len(text)
+        for st in bold.get(id(wd), []):
+            for i in range(max(st.start, 0), min(st.end, len(text))):
+                heavy[i] = True
+        texts.append(_wrap_runs(text, heavy))
+    return " ".join(texts)
+
+
+def _wrap_runs(text: str, heavy: list[bool]) -> str:
+    # Runs grow or shrink to whole words of the text (its spaces): the ink's share of
+    # the box places them only to a character or two.
+    words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+    flags = []
+    for a, b in words:
+        part = heavy[a:b]
+        flags.append(sum(part) > 0.5 * len(part))
+    if not any(flags):
+        return _split_glued(text, heavy)
+    out, k = [], 0
+    while k < len(words):
+        if not flags[k]:
+            out.append(text[words[k][0] : words[k][1]])
+            k += 1
             continue
-        if run:
-            out.append("**" + " ".join(run) + "**")
-            run = []
-        if tok:
-            out.append(tok)
+        j = k
+        while j + 1 < len(words) and flags[j + 1]:
+            j += 1
+        out.append("**" + text[words[k][0] : words[j][1]] + "**")
+        k = j + 1
     return " ".join(out)
+
+
+def _split_glued(text: str, heavy: list[bool]) -> str:
+    """A bold run inside one recognised word ("Date:2025", the space between dropped):
+    where the heavy characters cover the word's start, it is split there."""
+    if not text or not heavy[0]:
+        return text
+    cut = heavy.index(False) if False in heavy else len(text)
+    if cut < 2 or cut >= len(text) - 1:
+        return f"**{text}**" if cut >= len(text) - 1 else text
+    # Snap to a boundary between a letter or stop and what follows (": 2025").
+    for k in (cut, cut - 1, cut + 1):
+        if 0 < k < len(text) and not text[k - 1].isalnum() and text[k].isalnum():
+            cut = k
+            break
+    return f"**{text[:cut]}** {text[cut:]}"

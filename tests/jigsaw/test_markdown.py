@@ -1,0 +1,86 @@
+"""A read page written back as the Markdown it was set from (what the paper's protocol
+scores against): headings by type size, paragraphs by the gaps between lines, lines that
+stop short kept as hand breaks, bold runs by stroke weight, code fenced, tables as HTML."""
+
+from __future__ import annotations
+
+import numpy as np
+from paper_photos import CJK, LATIN, page
+
+from shredfold.jigsaw.markdown import is_cjk, looks_like_code, page_markdown
+from shredfold.jigsaw.words import Word
+
+
+def test_a_page_set_from_markdown_is_written_back_as_that_markdown() -> None:
+    pg = page(LATIN)
+    assert page_markdown(pg.rgb, pg.words) == pg.source
+    assert pg.source.startswith("# Harbour Ferry Returns\n\n**Date:** 2025-12-21\n\nThe harbour")
+
+
+def test_cjk_lines_run_together_without_spaces() -> None:
+    pg = page(CJK, cjk=True)
+    assert page_markdown(pg.rgb, pg.words) == pg.source
+    assert is_cjk("港口渡轮于周一") and not is_cjk("Harbour ferry")
+
+
+def test_heading_levels_follow_the_type_size() -> None:
+    blocks = [("p", "Body text set at the body size, a line long enough to measure well.")]
+    pg = page(blocks)
+    top = 300  # room above the body line for the heading
+    first = pg.words[0]
+    body = Word(first.text, first.x0, first.y0 + top, first.x1, first.y1 + top, 1.0)
+    for factor, mark in ((2.2, "#"), (1.8, "##"), (1.4, "###")):
+        # A heading above the body, set ``factor`` times larger: its box and its letters'
+        # core band that much taller, each letter that much wider.
+        h = body.height * factor
+        head = Word("A heading set larger", body.x0, body.y0 - 3 * h,
+                    body.x0 + (body.x1 - body.x0) * factor * 20 / len(body.text), body.y0 - 2 * h,
+                    1.0)
+        rgb = np.vstack([np.full((top, pg.rgb.shape[1], 3), 250, np.uint8), pg.rgb])
+        x0, y0, x1, y1 = (int(v) for v in (head.x0, max(head.y0, 0), head.x1, head.y1))
+        core = (y1 - y0) // 2
+        rgb[y0 + core // 2 : y0 + core // 2 + core, x0:x1:3] = 20  # letters filling the band
+        out = page_markdown(rgb, [head, body])
+        assert out.split("\n\n")[0] == f"{mark} A heading set larger", (factor, out)
+
+
+def test_a_line_that_stops_short_inside_a_paragraph_is_a_hand_break() -> None:
+    pg = page(LATIN)
+    lines = [w for w in pg.words if w.text.startswith(("The harbour", "weeks of"))]
+    first, second = lines
+    short = Word("The harbour ferry returned", first.x0, first.y0, first.x0 + 300, first.y1, 1.0)
+    out = page_markdown(pg.rgb, [short, second])
+    assert out == "The harbour ferry returned\n" + second.text
+
+
+def test_program_text_is_a_fenced_code_block_with_its_indentation() -> None:
+    code = ["def area(r):", "    return 3.14 * r * r", "", "print(area(2))"]
+    words = []
+    for k, line in enumerate(code):
+        if line.strip():
+            indent = len(line) - len(line.lstrip())
+            words.append(Word(line.strip(), 40 + 14 * indent, 40 + 30 * k,
+                              40 + 14 * len(line), 62 + 30 * k, 1.0))
+    assert looks_like_code(words)
+    rgb = np.full((200, 600, 3), 250, np.uint8)
+    assert page_markdown(rgb, words) == "```\ndef area(r):\n    return 3.14 * r * r\nprint(area(2))\n```"
+
+
+def test_prose_is_not_taken_for_code() -> None:
+    assert not looks_like_code(page(LATIN).words)
+    assert not looks_like_code(page(CJK, cjk=True).words)
+
+
+def test_a_ruled_grid_is_a_table_written_as_html() -> None:
+    rgb = np.full((260, 620, 3), 250, np.uint8)
+    ys, xs = [20, 90, 160, 230], [20, 300, 600]
+    for y in ys:
+        rgb[y : y + 2, 20:602] = 60
+    for x in xs:
+        rgb[20:232, x : x + 2] = 60
+    words = [Word(t, x + 20, y + 20, x + 120, y + 48, 1.0)
+             for t, (x, y) in zip(["Station", "Platform", "Harbour", "2", "Airport", "3"],
+                                  [(xs[c], ys[r]) for r in range(3) for c in range(2)], strict=True)]
+    html = page_markdown(rgb, words)
+    assert html.startswith("<table>") and html.endswith("</table>")
+    assert "<td>Harbour</td><td>2</td>" in html and "<td>Airport</td><td>3</td>" in html

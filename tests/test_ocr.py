@@ -104,6 +104,18 @@ def test_reads_lone_closing_braces_of_java() -> None:
     assert ned(text, "\n".join(JAVA), "code") <= 0.05
 
 
+def test_faint_grey_code_read_unbinarized_keeps_its_indentation_and_lone_braces() -> None:
+    # Small type drawn from a photograph is light grey (read unbinarized, as jigsaw-ocr
+    # reads a photographed page): the ink that sets indentation and finds the lone "}"
+    # lines is found at the page's own contrast, not at a fixed grey level.
+    dark = np.asarray(render(JAVA, font("DejaVuSansMono.ttf", 24)), dtype=np.float32)
+    faint = Image.fromarray((255 - (255 - dark) * 0.35).astype(np.uint8))  # ink at ~172
+    assert np.asarray(faint).min() > 150
+    text = ocr.read_text(faint, kind="code", binarize=False)
+    assert indents(text) == indents("\n".join(JAVA)), text
+    assert text.count("}") == 3, text
+
+
 def test_reads_an_rgba_scrap_with_a_shadow() -> None:
     scrap = as_scrap(render(PARAGRAPH, font("DejaVuSans.ttf", 24)))
     assert scrap.mode == "RGBA"

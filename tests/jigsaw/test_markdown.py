@@ -7,7 +7,13 @@ from __future__ import annotations
 import numpy as np
 from paper_photos import CJK, LATIN, page
 
-from shredfold.jigsaw.markdown import is_cjk, looks_like_code, page_markdown
+from shredfold.jigsaw.markdown import (
+    is_cjk,
+    looks_like_code,
+    page_markdown,
+    pages_markdown,
+    snap_indents,
+)
 from shredfold.jigsaw.words import Word
 
 
@@ -64,6 +70,47 @@ def test_program_text_is_a_fenced_code_block_with_its_indentation() -> None:
     assert looks_like_code(words)
     rgb = np.full((200, 600, 3), 250, np.uint8)
     assert page_markdown(rgb, words) == "```\ndef area(r):\n    return 3.14 * r * r\nprint(area(2))\n```"
+
+
+def code_words(code: list[str], top: int = 40) -> list[Word]:
+    words = []
+    for k, line in enumerate(code):
+        if line.strip():
+            indent = len(line) - len(line.lstrip())
+            words.append(Word(line.strip(), 40 + 14 * indent, top + 30 * k,
+                              40 + 14 * len(line), top + 22 + 30 * k, 1.0))
+    return words
+
+
+def test_code_read_in_parts_is_one_fenced_block() -> None:
+    # Only an answer's longest fenced block is scored: two parts of a page that did not
+    # come together go in one block, in the order given.
+    rgb = np.full((200, 600, 3), 250, np.uint8)
+    first = code_words(["class Cache {", "    int size() {", "        return n;"])
+    second = code_words(["    }", "}"])
+    out = pages_markdown([(rgb, first), (rgb, second)])
+    assert out == "```\nclass Cache {\n    int size() {\n        return n;\n    }\n}\n```"
+    assert out.count("```") == 2
+
+
+def test_prose_read_in_parts_is_the_parts_blocks_in_order() -> None:
+    pg = page(LATIN)
+    half = len(pg.words) // 2
+    head, rest = pg.words[:half], pg.words[half:]
+    out = pages_markdown([(pg.rgb, rest), (pg.rgb, head)])
+    assert out == page_markdown(pg.rgb, rest) + "\n\n" + page_markdown(pg.rgb, head)
+    # The parts keep the order given: the heading, in the second part, comes after.
+    assert "```" not in out and out.index("# Harbour Ferry Returns") > 0
+
+
+def test_indents_a_column_off_a_step_are_put_on_it() -> None:
+    drifted = "class A:\n    def f(self):\n         return 1\n   def g(self):\n        pass"
+    assert snap_indents(drifted) == (
+        "class A:\n    def f(self):\n        return 1\n    def g(self):\n        pass")
+    # Two columns off (a continuation lined up under a bracket) stays; and code whose
+    # indents are mostly not whole steps is left as read.
+    assert snap_indents("f(a,\n  b)\n    c") == "f(a,\n  b)\n    c"
+    assert snap_indents("a\n  b\n   c\n     d") == "a\n  b\n   c\n     d"
 
 
 def test_prose_is_not_taken_for_code() -> None:

@@ -29,8 +29,8 @@ OCR = {
 }
 IDENTITIES = {
     "oracle": {"adapter": "oracle", "version": 1},
-    "ocr-islands": {"adapter": "ocr-islands", "version": 9, "ocr": OCR, "images": PIECES},
-    "jigsaw-ocr": {"adapter": "jigsaw-ocr", "version": 11, "ocr": OCR, "images": PIECES},
+    "ocr-islands": {"adapter": "ocr-islands", "version": 10, "ocr": OCR, "images": PIECES},
+    "jigsaw-ocr": {"adapter": "jigsaw-ocr", "version": 12, "ocr": OCR, "images": PIECES},
     "origami-oracle": {"adapter": "origami-oracle", "version": 2},
     "origami-random": {"adapter": "origami-random", "version": 2},
     "origami-search": {"adapter": "origami-search", "version": 2},
@@ -46,11 +46,13 @@ IDENTITIES = {
 # when OpenVINO took over running the OCR engine's models from ONNX Runtime; ocr-islands 8
 # when a scrap put level was cut to its paper before reading; jigsaw-ocr 11 and ocr-islands 9
 # when photographs of straight-cut scraps were solved from their text lines (jigsaw-ocr) and
-# read drawn larger, and the paper's protocol was answered in Markdown.
+# read drawn larger, and the paper's protocol was answered in Markdown; jigsaw-ocr 12 and
+# ocr-islands 10 when photographed program text was read binarized as one fenced block
+# (and jigsaw-ocr's scraps could join a quarter turn round).
 KEYS = {
     "oracle": "3b0ead42888ab46ab45210dccfc87e959b05e68e701a7369fcf626e2fa76acf0",
-    "ocr-islands": "12929b2bfc0e152d4c9a7020c6a542e4da35a5079f970cfd0e691d13907c87be",
-    "jigsaw-ocr": "ee1ab440aa528d83642a40413daad47660823c66946003832e9656061efc3ae6",
+    "ocr-islands": "b43fc7424619ea0065a67163e3a4bef44f90b7761b1324fed314bae404ce2497",
+    "jigsaw-ocr": "c3b1cfb6e8fe708f5bbd91336ac39c04d513126603cc5f41732790a294cb45ac",
     "origami-oracle": "9a48eba6abfe42921b8130451aedb9ef30e1e26cf8800725fc45a72786578bb9",
     "origami-random": "5835064fb40072d4f378c185c31714a0f8af8a47e61e953f265f5cd26d99a61d",
     "origami-search": "d4a74f3b5dbddbdee2cd18b6d2ea3e00b8c09db1b50d286939447af8e5acd411",

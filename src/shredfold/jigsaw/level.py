@@ -5,8 +5,9 @@ Every scrap of one page has its lines running the same way, so once each is turn
 the only turns left between two scraps are none or a half turn; what remains to find is
 where each lies. Each levelled scrap carries its paper, its ink (as darkness against the
 paper around it, so shading across a curled sheet does not count) and the straight edges
-of its outline (:mod:`shredfold.jigsaw.straight`), in both its upright and its turned
-half-way reading.
+of its outline (:mod:`shredfold.jigsaw.straight`), in any quarter turn of its levelled
+reading: a half turn always (which way up is open), a quarter where the ink lines up
+across as well as along (the columns of a table, a few large letters of a heading).
 """
 
 from __future__ import annotations
@@ -26,34 +27,54 @@ INK_CONTRAST = 0.45  # darker than this share of the local paper is full ink ...
 INK_FLOOR = 0.12  # ... lighter than this share is no ink
 MIN_EDGE = 20.0  # px: the shortest straight edge kept
 RIM = 3  # px of the paper's edge whose darkness is not counted as ink
+ACROSS_SHARE = 0.7  # columns this peaky against the rows leave the quarter turn open
 MIN_PITCH, MAX_PITCH = 6, 200  # px: line pitches looked for
 
 
 @dataclass(frozen=True)
 class Levelled:
-    """One scrap turned level (and maybe a half turn more): ``pose`` takes the scrap's own
-    pixel coordinates to this frame's."""
+    """One scrap turned level (and maybe a quarter turn or two more): ``pose`` takes the
+    scrap's own pixel coordinates to this frame's."""
 
     index: int  # the scrap's position among the request's scraps
-    half: int  # 0: as levelled; 1: turned a further half turn
+    quarter: int  # quarter turns (as np.rot90, counter-clockwise) on from the levelled frame
     pose: np.ndarray  # 3x3 rigid: scrap pixels -> this frame
     paper: np.ndarray  # (h, w) float32 in [0, 1]: share of paper
     ink: np.ndarray  # (h, w) float32 in [0, 1]: darkness of ink on the paper
     edges: list[Edge]
     strength: float  # how clearly the scrap shows text lines (ink.LineAngle.strength)
+    across: bool  # its ink lines up across the levelled lines nearly as well
 
     @property
     def shape(self) -> tuple[int, int]:
         return self.paper.shape[:2]  # type: ignore[return-value]
 
-    def turned(self) -> Levelled:
-        """The same scrap a half turn further round (about the centre of its canvas)."""
-        h, w = self.shape
-        half = rigid(np.pi, w - 1.0, h - 1.0)
-        return Levelled(self.index, 1 - self.half, half @ self.pose,
-                        np.ascontiguousarray(self.paper[::-1, ::-1]),
-                        np.ascontiguousarray(self.ink[::-1, ::-1]),
-                        [e.moved(half) for e in self.edges], self.strength)
+    def turned(self, quarters: int = 2) -> Levelled:
+        """The same scrap turned ``quarters`` quarter turns further (counter-clockwise)."""
+        out = self
+        for _ in range(quarters % 4):
+            turn = quarter_turn(out.shape)
+            out = Levelled(out.index, (out.quarter + 1) % 4, turn @ out.pose,
+                           np.ascontiguousarray(np.rot90(out.paper)),
+                           np.ascontiguousarray(np.rot90(out.ink)),
+                           [e.moved(turn) for e in out.edges], out.strength, out.across)
+        return out
+
+
+def quarter_turn(shape: tuple[int, int]) -> np.ndarray:
+    """The 3x3 map of pixel coordinates of an (h, w) image to those of ``np.rot90`` of it."""
+    h, w = shape
+    return np.array([[0.0, 1.0, 0.0], [-1.0, 0.0, w - 1.0], [0.0, 0.0, 1.0]])
+
+
+def turn_from_level(lv: Levelled, quarters: int) -> np.ndarray:
+    """The map from ``lv``'s levelled (unturned) frame to it turned ``quarters`` times."""
+    out = np.eye(3)
+    h, w = lv.shape if lv.quarter % 2 == 0 else lv.shape[::-1]
+    for _ in range(quarters % 4):
+        out = quarter_turn((h, w)) @ out
+        h, w = w, h
+    return out
 
 
 def ink_darkness(rgb: np.ndarray, paper: np.ndarray) -> np.ndarray:
@@ -67,6 +88,21 @@ def ink_darkness(rgb: np.ndarray, paper: np.ndarray) -> np.ndarray:
     share = grey / np.maximum(background, 1.0)
     ink = (1.0 - share - INK_FLOOR) / (1.0 - INK_CONTRAST - INK_FLOOR)
     return (np.clip(ink, 0.0, 1.0) * (paper > 0.5)).astype(np.float32)
+
+
+def _lines_up_across(ink: np.ndarray) -> bool:
+    """Whether the ink's columns are nearly as peaky as its rows (a table's columns, the
+    few large letters of a heading): its levelling may then be a quarter turn out."""
+    rows = ink.sum(axis=1).astype(np.float64)
+    cols = ink.sum(axis=0).astype(np.float64)
+    if rows.sum() <= 0:
+        return True
+
+    def peaky(p: np.ndarray) -> float:
+        p = cv2.GaussianBlur(p.astype(np.float32).reshape(-1, 1), (1, 0), 1.5).ravel()
+        return float((p * p).sum() / max(p.sum(), 1e-9) ** 2 * len(p))
+
+    return peaky(cols) >= ACROSS_SHARE * peaky(rows)
 
 
 def line_pitch(inks: list[np.ndarray]) -> float | None:
@@ -126,4 +162,5 @@ def level(rgba: np.ndarray, index: int) -> Levelled:
     # The rim is no ink: a curled edge darkens, and its shadow bleeds into the edge pixels.
     inner = cv2.erode((paper > 0.5).astype(np.uint8), np.ones((2 * RIM + 1, 2 * RIM + 1), np.uint8))
     ink = ink_darkness(rgb, paper) * inner
-    return Levelled(index, 0, pose, paper, ink, edges, angle.strength)
+    return Levelled(index, 0, pose, paper, ink, edges, angle.strength,
+                    _lines_up_across(ink))

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from shredfold.jigsaw.words import Word, format_text, rows
+from shredfold.jigsaw.words import Word, char_width, format_text, rows
 
 # A line's core height (its x-height, the band its letters all fill) over the body's, at
 # least this much -> its heading level. Set at 2.2, 1.8 and 1.4 times the body size, the
@@ -45,6 +45,8 @@ CODE_WORDS = re.compile(
     r"namespace|throw|new|final|override|auto|bool|std::)\b"
 )
 CODE_LINE_SHARE = 0.3  # of the lines: more starting with a keyword and it is code
+INDENT_STEP = 4  # columns of one level of code indentation ...
+INDENT_SHARE = 0.5  # ... where at least this share of indents are whole steps
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,47 @@ def looks_like_code(words: Sequence[Word]) -> bool:
     return marks >= CODE_MARK_SHARE * chars or keyed >= CODE_LINE_SHARE * len(lines)
 
 
+def pages_markdown(parts: Sequence[tuple[np.ndarray, Sequence[Word]]]) -> str:
+    """The Markdown of a page read in parts (clusters of a page that did not come together,
+    or scraps read one by one), in the order given.
+
+    Program text is one fenced block however many parts it was read in: an answer's
+    longest fenced block is what is scored (``prompts.shred.read_answer``), so a fence per
+    part would leave all parts but one out of the score."""
+    every = [w for _, words in parts for w in words]
+    if looks_like_code(every):
+        cw = char_width(every)  # one type size: a short part is indented by the others' too
+        bodies = [snap_indents(format_text(words, "code", cw)) for _, words in parts]
+        # Full-width forms the recogniser gives for ASCII marks ("）", "；"): code is ASCII.
+        body = unicodedata.normalize("NFKC", "\n".join(b for b in bodies if b))
+        return f"```\n{body}\n```" if body else ""
+    return "\n\n".join(t for t in (page_markdown(rgb, words) for rgb, words in parts) if t)
+
+
+def snap_indents(code: str, step: int = INDENT_STEP) -> str:
+    """Indents one column off a multiple of ``step`` put on it.
+
+    Indents are measured from the page's least indented line, and a page drawn from
+    scraps laid together a little askew drifts by a column or so from top to bottom; code
+    is indented in steps of (mostly) four. So where most indents are whole steps, an
+    indent one column off a step is taken for that step (two off stays: a continuation
+    line lined up under something)."""
+    lines = code.split("\n")
+    indents = [len(t) - len(t.lstrip(" ")) for t in lines if t.strip()]
+    if not indents or sum(i % step == 0 for i in indents) < INDENT_SHARE * len(indents):
+        return code
+    out = []
+    for t in lines:
+        n = len(t) - len(t.lstrip(" "))
+        off = n % step
+        if off == 1:
+            n -= 1
+        elif off == step - 1:
+            n += 1
+        out.append(" " * n + t.lstrip(" ") if t.strip() else t)
+    return "\n".join(out)
+
+
 def page_markdown(rgb: np.ndarray, words: Sequence[Word]) -> str:
     """The Markdown of one upright page (or part of one): a table, code or prose."""
     from shredfold.jigsaw.table import grid, table_html
@@ -123,7 +166,7 @@ def page_markdown(rgb: np.ndarray, words: Sequence[Word]) -> str:
     if len(ys) >= 3 and len(xs) >= 3:
         return table_html(rgb, words)
     if looks_like_code(words):
-        body = format_text(words, "code")
+        body = snap_indents(format_text(words, "code"))
         return f"```\n{body}\n```" if body else ""
     return prose_markdown(words, rgb)
 

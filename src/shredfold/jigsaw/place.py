@@ -2,8 +2,8 @@
 as long as no scrap comes to lie on another.
 
 Poses here take each scrap's levelled frame (:class:`shredfold.jigsaw.level.Levelled`,
-not turned) to its cluster's frame; a pose may hold a half turn. A seam found against the
-turned reading of ``j`` puts ``j`` a half turn round relative to ``i``.
+not turned) to its cluster's frame; a pose may hold a quarter or half turn. A seam found
+against a turned reading of ``j`` puts ``j`` that much round relative to ``i``.
 
 A merge of two clusters is weighed by every seam between them that puts them the same
 way: a scrap fitting into a notch meets two or three neighbours at once, and their seams
@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from shredfold.jigsaw.geometry import angle_of, rigid
-from shredfold.jigsaw.level import Levelled
+from shredfold.jigsaw.geometry import angle_of
+from shredfold.jigsaw.level import Levelled, turn_from_level
 from shredfold.jigsaw.seam import Seam
 
 MIN_SUPPORT = 0.25  # a merge with less support from its seams is not made
@@ -44,11 +44,6 @@ class Placement:
         for k, r in enumerate(self.root):
             groups.setdefault(r, []).append(k)
         return sorted(groups.values(), key=lambda g: (-len(g), g[0]))
-
-
-def _half(lv: Levelled) -> np.ndarray:
-    h, w = lv.shape
-    return rigid(np.pi, w - 1.0, h - 1.0)
 
 
 class _Overlap:
@@ -86,11 +81,11 @@ def place(scraps: Sequence[Levelled], seams: Sequence[Seam]) -> Placement:
     members = {k: [k] for k in range(n)}
     out = Placement(poses, root)
     overlap = _Overlap(scraps)
-    halves = [_half(lv) for lv in scraps]
+    turns = [[turn_from_level(lv, q) for q in range(4)] for lv in scraps]
     centres = [np.array([lv.shape[1] / 2.0, lv.shape[0] / 2.0, 1.0]) for lv in scraps]
     live = [s for s in seams if s.score > 0]
     while True:
-        best = _best_merge(live, poses, root, members, halves, centres)
+        best = _best_merge(live, poses, root, members, turns, centres)
         if best is None or best[0] < MIN_SUPPORT:
             break
         support, s, move, agreeing = best
@@ -111,14 +106,14 @@ def place(scraps: Sequence[Levelled], seams: Sequence[Seam]) -> Placement:
     return out
 
 
-def _merge_move(s: Seam, poses: list[np.ndarray], halves: list[np.ndarray]) -> np.ndarray:
+def _merge_move(s: Seam, poses: list[np.ndarray], turns: list[list[np.ndarray]]) -> np.ndarray:
     """The transform taking j's cluster frame into i's cluster frame that seam ``s`` says."""
-    rel = s.pose @ halves[s.j] if s.half_j else s.pose
+    rel = s.pose @ turns[s.j][s.turn_j]
     return poses[s.i] @ rel @ np.linalg.inv(poses[s.j])
 
 
 def _best_merge(live: list[Seam], poses: list[np.ndarray], root: list[int],
-                members: dict[int, list[int]], halves: list[np.ndarray],
+                members: dict[int, list[int]], turns: list[list[np.ndarray]],
                 centres: list[np.ndarray],
                 ) -> tuple[float, Seam, np.ndarray, list[Seam]] | None:
     """The merge of two clusters with the most support: (support, its seam, the move of
@@ -128,7 +123,7 @@ def _best_merge(live: list[Seam], poses: list[np.ndarray], root: list[int],
         ri, rj = root[s.i], root[s.j]
         if ri == rj:
             continue
-        move = _merge_move(s, poses, halves)
+        move = _merge_move(s, poses, turns)
         if ri > rj:  # one direction per cluster pair: the move of the higher into the lower
             ri, rj, move = rj, ri, np.linalg.inv(move)
         groups.setdefault((ri, rj), []).append((s, move))

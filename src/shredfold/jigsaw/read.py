@@ -123,6 +123,12 @@ def read_words(rgb: np.ndarray, reader: Reader) -> list[Word]:
     return words
 
 
+def _is_code(kind: str | None, words: Sequence[Word]) -> bool:
+    from shredfold.jigsaw.markdown import looks_like_code
+
+    return kind == "code" or (kind is None and looks_like_code(words))
+
+
 @dataclass
 class Reading:
     text: str
@@ -148,14 +154,18 @@ def _edges(cluster: Cluster, sol: Solution) -> set[str]:
     return out
 
 
-def read(sol: Solution, kind: str | None, reader: Reader, turn: Turner) -> Reading:
+def read(sol: Solution, kind: str | None, reader: Reader, turn: Turner,
+         code_reader: Reader | None = None) -> Reading:
     """The page's text (or table) in reading order, from however many clusters there are.
     With no ``kind`` (the paper's protocol tells none) the page is written as the Markdown
-    it shows (:mod:`shredfold.jigsaw.markdown`: a table, code or prose)."""
+    it shows (:mod:`shredfold.jigsaw.markdown`: a table, code or prose). A page that is
+    program text is read again with ``code_reader``, if one is given."""
     done = []
     for cl in sol.clusters:
         up, rgb = upright(cl, sol.scraps, turn, sol.scale, sol.close_seams)
         done.append((up, rgb, read_words(rgb, reader)))
+    if code_reader is not None and _is_code(kind, [w for _, _, ws in done for w in ws]):
+        done = [(up, rgb, read_words(rgb, code_reader)) for up, rgb, _ in done]
 
     def key(item: tuple[Cluster, np.ndarray, list[Word]]) -> tuple[int, int]:
         edges = _edges(item[0], sol)
@@ -164,9 +174,9 @@ def read(sol: Solution, kind: str | None, reader: Reader, turn: Turner) -> Readi
 
     done.sort(key=key)
     if kind is None:
-        from shredfold.jigsaw.markdown import page_markdown
+        from shredfold.jigsaw.markdown import pages_markdown
 
-        text = "\n\n".join(t for t in (page_markdown(rgb, w) for _, rgb, w in done) if t)
+        text = pages_markdown([(rgb, w) for _, rgb, w in done])
     elif kind == "table":
         from shredfold.jigsaw.table import table_html
 

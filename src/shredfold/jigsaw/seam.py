@@ -35,12 +35,12 @@ ALONG_LINES_DEG = 20.0  # a seam within this of the text lines' direction runs a
 
 @dataclass(frozen=True)
 class Seam:
-    """A proposed join: ``pose`` takes scrap ``j``'s levelled frame (turned ``half_j``)
-    into scrap ``i``'s (as levelled, not turned)."""
+    """A proposed join: ``pose`` takes scrap ``j``'s levelled frame (turned ``turn_j``
+    quarter turns) into scrap ``i``'s (as levelled, not turned)."""
 
     i: int
     j: int
-    half_j: int
+    turn_j: int
     a: int  # edge of i
     b: int  # edge of j
     pose: np.ndarray
@@ -99,7 +99,7 @@ def match(i: Levelled, j: Levelled, a: int, b: int, pitch: float) -> Seam | None
     u, out = ea.direction, ea.normal
     # Lay b's line on a's (at b's middle, should the two differ a little in direction):
     # shift across; b runs backwards along a.
-    shift = ((ea.p0 - 0.5 * (eb.p0 + eb.p1)) @ out) * out
+    shift = ((ea.p0 - 0.5 * (eb_r.p0 + eb_r.p1)) @ out) * out
     b_hi = float((eb_r.p0 + shift - ea.p0) @ u)  # b's start is its far end along a
     b_lo = float((eb_r.p1 + shift - ea.p0) @ u)
     la = ea.length
@@ -136,7 +136,7 @@ def match(i: Levelled, j: Levelled, a: int, b: int, pitch: float) -> Seam | None
     score = np.where(ok, corr * weight + END_WEIGHT * ends, -np.inf)
     k = int(np.argmax(score))
     pose = _translate(shift + slide[k] * u) @ rot
-    return Seam(i.index, j.index, j.half, a, b, pose, float(score[k]), float(corr[k]),
+    return Seam(i.index, j.index, j.quarter, a, b, pose, float(score[k]), float(corr[k]),
                 float(shared[k]))
 
 

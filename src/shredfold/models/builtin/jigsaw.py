@@ -17,6 +17,9 @@ from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
+# 12: scraps whose ink lines up across as well as along may join a quarter turn round;
+# program text of a photograph read binarized, as one fenced block; ink found at the
+# page's own contrast
 # 11: photographs of scraps cut along straight lines solved from their text lines and
 # straight edges (jigsaw.photo), read drawn larger, and under the paper's protocol
 # answered as the Markdown the page shows; 10: the OCR engine's models run by OpenVINO; 9: clusters refined jointly (all poses
@@ -28,7 +31,7 @@ from shredfold.spec import ModelConfig
 # settled on the whole drawing; 6: clusters' quarter turn from a few short crops
 # (orient.quarter_turn); 5: scraps of a photo with small text enlarged (jigsaw.scale);
 # 4: table rules through seam steps, OCR lines cut at rules; 3: photographs segmented
-VERSION = 11
+VERSION = 12
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))
@@ -60,13 +63,15 @@ class JigsawOcr(AdapterBase):
             raise ModelCallError(f"jigsaw-ocr: {exc}") from exc
         if not images:
             raise ModelCallError("jigsaw-ocr: no scraps found in the request's images")
-        reader = ocr.read_lines
+        reader, code_reader = ocr.read_lines, None
         if all(s is not None for s in source) and straight_share(images) >= STRAIGHT_SHARE:
             solution = solve_photo(images)
-            reader = partial(ocr.read_lines, binarize=False)  # see read_lines
+            # Serif prose of a photograph reads best in grey (see read_lines); monospace
+            # code binarized: in grey, its lone "}" reads as "了", "0" as "θ", ")" as "）".
+            reader, code_reader = partial(ocr.read_lines, binarize=False), ocr.read_lines
         else:
             solution = solve(enlarged(images, source))
-        text = read(solution, kind, reader, quarter_turn).text
+        text = read(solution, kind, reader, quarter_turn, code_reader).text
         if kind == "code":
             text = "```\n" + text + "\n```"
         return Response(text=text, served_model="jigsaw-ocr")

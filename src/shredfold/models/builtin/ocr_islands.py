@@ -18,6 +18,8 @@ from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
+# 10: program text of a photograph read binarized, as one fenced block; ink found at
+# the page's own contrast
 # 9: scraps of a photograph of straight-cut scraps read drawn larger and unbinarised (as
 # jigsaw-ocr reads them), and under the paper's protocol answered as the Markdown each
 # scrap shows; 8: a scrap put level is cut to its paper before it is read (orient.upright);
@@ -25,7 +27,7 @@ from shredfold.spec import ModelConfig
 # 6: the quarter turn settled on the first patch when that is clear; 5: a near tie of the
 # full readings settled on the whole scrap; 4: quarter turn from a few short crops
 # (orient.quarter_turn); 3: photographs segmented
-VERSION = 9
+VERSION = 10
 
 
 @adapter("ocr-islands", benchmarks=("shred",))
@@ -43,7 +45,7 @@ class OcrIslands(AdapterBase):
         import numpy as np
         from PIL import Image
 
-        from shredfold.jigsaw.markdown import page_markdown
+        from shredfold.jigsaw.markdown import looks_like_code, pages_markdown
         from shredfold.jigsaw.photo import STRAIGHT_SHARE, read_scale, straight_share
         from shredfold.jigsaw.read import read_words
         from shredfold.jigsaw.scale import enlarge
@@ -66,17 +68,20 @@ class OcrIslands(AdapterBase):
         else:
             scraps = enlarged(scraps, source)
             binarize = True
-        parts = []
+        parts, read = [], []
         for rgba in scraps:
             scrap = upright(Image.fromarray(rgba, "RGBA"), turn=quarter_turn)
             if kind is None:
                 rgb = np.asarray(scrap.convert("RGB"))
-                words = read_words(rgb, partial(ocr.read_lines, binarize=binarize))
-                text = page_markdown(rgb, words)
-            else:
-                text = ocr.read_text(scrap, kind="code" if kind == "code" else "prose",
-                                     binarize=binarize)
+                read.append((rgb, read_words(rgb, partial(ocr.read_lines, binarize=binarize))))
+                continue
+            text = ocr.read_text(scrap, kind="code" if kind == "code" else "prose",
+                                 binarize=binarize)
             if text.strip():
                 parts.append(text)
-        return Response(text=("\n\n" if kind is None else "\n").join(parts),
-                        served_model="ocr-islands")
+        if kind is None:
+            if not binarize and looks_like_code([w for _, words in read for w in words]):
+                # Monospace code reads best binarized (as jigsaw-ocr reads it).
+                read = [(rgb, read_words(rgb, ocr.read_lines)) for rgb, _ in read]
+            return Response(text=pages_markdown(read), served_model="ocr-islands")
+        return Response(text="\n".join(parts), served_model="ocr-islands")

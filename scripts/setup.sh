@@ -7,9 +7,10 @@ cd "$(dirname "$0")/.."
 want_test=0
 [[ "${1:-}" == "--test" ]] && want_test=1
 
-# Fonts that shape the pages (their hashes enter sample keys) and the shared libraries the
-# Blender module (bpy) loads even when headless.
-APT_PACKAGES=(fonts-dejavu-core libgl1 libxi6 libxrender1 libxkbcommon0 libsm6 libxfixes3 libxxf86vm1)
+# Fonts that shape the pages (their hashes enter sample keys; -extra and noto-cjk: the italic
+# and Chinese faces of the paper style) and the shared libraries the Blender module (bpy)
+# loads even when headless.
+APT_PACKAGES=(fonts-dejavu-core fonts-dejavu-extra fonts-noto-cjk libgl1 libxi6 libxrender1 libxkbcommon0 libsm6 libxfixes3 libxxf86vm1)
 # The tests open the HTML report in Debian's headless Chromium (driven by Playwright).
 if ((want_test)); then APT_PACKAGES+=(chromium); fi
 missing=()

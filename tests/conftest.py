@@ -35,3 +35,19 @@ def small_run(tmp_path_factory, request):
         if not (folder / "results" / "report.html").is_file():
             return build(folder)
     return SmallRun(folder, folder / "spec.yaml")
+
+
+@pytest.fixture(scope="session")
+def quick_run(tmp_path_factory, request):
+    """The shared quick in-process run (:mod:`tests.quick_run`): read it, never change it."""
+    from filelock import FileLock
+
+    from tests.quick_run import build, load
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if hasattr(request.config, "workerinput") else base
+    folder = shared / "quick-run"
+    with FileLock(str(shared / "quick-run.lock")):
+        if not (folder / "done.json").is_file():
+            return build(folder)
+    return load(folder)

@@ -362,3 +362,26 @@ def test_sql_aliases_split_at_the_last_as() -> None:
     assert _alias("domain") == _expr("domain") == "domain"
     assert _alias("CAST(n AS INTEGER) AS granularity") == "granularity"
     assert _expr("CAST(n AS INTEGER) AS granularity") == "CAST(n AS INTEGER)"
+
+
+def test_better_is_decided_by_the_holm_adjusted_p_not_the_raw_one(tmp_path: Path) -> None:
+    # b is 0.05 worse on six documents and better on two: raw p about 0.02 for a-b and b-c,
+    # but three pairs are tested, and Holm's adjustment lifts both above 0.05 (c copies a)
+    shift = [0.05] * 6 + [-0.05, -0.01]
+    noisy = {d: [v + e for v in vs] for (d, vs), e in zip(NEDS.items(), shift, strict=True)}
+    paths = tables(tmp_path, {
+        "a": (ShredRow, docs_rows("a", NEDS)), "b": (ShredRow, docs_rows("b", noisy)), "c": (ShredRow, docs_rows("c", NEDS)),
+    })  # fmt: skip
+    cols, rows = pairwise(paths, grid_of(with_origami=False))
+    ned = {(r["model_a"], r["model_b"]): r for r in as_dicts(cols, rows) if r["metric"] == "ned"}
+    assert set(ned) == {("a", "b"), ("a", "c"), ("b", "c")}
+    for pair in (("a", "b"), ("b", "c")):
+        assert ned[pair]["p"] < 0.05 <= ned[pair]["p_holm"], ned[pair]
+        assert ned[pair]["better"] == "", ned[pair]
+    # and where the adjusted p is small, the better model is named: the same data with a
+    # larger gap on every document
+    clear = {d: [v + 0.05 for v in vs] for d, vs in NEDS.items()}
+    paths = tables(tmp_path, {"a": (ShredRow, docs_rows("a", NEDS)), "b": (ShredRow, docs_rows("b", clear))})
+    cols, rows = pairwise(paths, grid_of(with_origami=False))
+    (row,) = [r for r in as_dicts(cols, rows) if r["metric"] == "ned"]
+    assert row["p_holm"] < 0.05 and row["better"] == "a"

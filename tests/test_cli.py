@@ -4,6 +4,7 @@ traceback; `show` never deletes what it did not write; `verify --store` finds ta
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -59,6 +60,25 @@ def test_show_force_replaces_only_what_an_earlier_show_wrote(results: Path, tmp_
     assert main(["show", "abab", "--out", str(out), "--force", "--results", str(results)]) == 0
     assert (out / "notes.txt").read_text() == "mine"
     assert (out / "truth.txt").read_text() == "hello\n"
+
+
+@pytest.mark.parametrize("link", ["pieces", "pieces/00.png", ".shredfold-show.json"])
+def test_show_force_never_writes_through_a_link(results: Path, tmp_path: Path, capsys, link: str) -> None:
+    out, victim = tmp_path / "view", tmp_path / "victim"
+    assert main(["show", "abab", "--out", str(out), "--results", str(results)]) == 0
+    victim.mkdir()
+    (victim / "00.png").write_text("someone else's picture")
+    (victim / "notes.json").write_text('{"files": []}')
+    target = {"pieces": victim, "pieces/00.png": victim / "00.png", ".shredfold-show.json": victim / "notes.json"}[link]
+    if (out / link).is_dir():
+        shutil.rmtree(out / link)
+    else:
+        (out / link).unlink()
+    (out / link).symlink_to(target)
+    assert main(["show", "abab", "--out", str(out), "--force", "--results", str(results)]) == 2
+    assert link in capsys.readouterr().err
+    assert (victim / "00.png").read_text() == "someone else's picture"
+    assert (victim / "notes.json").read_text() == '{"files": []}' and sorted(p.name for p in victim.iterdir()) == ["00.png", "notes.json"]
 
 
 def test_show_of_the_working_directory_deletes_nothing(results: Path, tmp_path: Path) -> None:
@@ -140,3 +160,35 @@ def test_designs_fetch_reports_what_it_wrote_and_refuses_in_one_line(
     assert sorted(p.name for p in default_folder().glob("*.fold")) == sorted(SMALL)
     assert main(["designs", "fetch", "--url", url, "--allow-partial", "--to", str(tmp_path / "cache")]) == 2
     assert "was not written by `shredfold designs fetch`" in capsys.readouterr().err
+
+
+def test_a_corpus_link_to_etc_passwd_is_a_spec_error_naming_the_spec_line(tmp_path, capsys) -> None:
+    corpus = tmp_path / "corp" / "news_en"
+    corpus.mkdir(parents=True)
+    (corpus / "a.md").write_text("# A\n\nGulls over the piers.\n")
+    (corpus / "b.md").symlink_to("/etc/passwd")
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("name: x\nshred:\n  domains: [news_en]\n  granularities: [1]\n  documents_per_domain: 2\n"
+                    "  corpus:\n    folder: corp\nmodels: [oracle]\n")  # fmt: skip
+    assert main(["plan", str(spec)]) == 2
+    out = capsys.readouterr()
+    assert out.err.startswith(f"spec error: {spec}:7: shred.corpus.folder: {corpus / 'b.md'}: a link that leaves")
+    assert "root:" not in out.out + out.err
+    (corpus / "b.md").unlink()  # one document, two asked: named after the same setting
+    assert main(["plan", str(spec)]) == 2
+    assert f"{spec}:7: shred.corpus.folder: too few documents" in capsys.readouterr().err
+
+
+def test_under_snakemake_a_corpus_error_is_the_same_one_line(tmp_path) -> None:
+    from tests.e2e.snake import snakemake
+
+    (tmp_path / "corp" / "news_en").mkdir(parents=True)
+    (tmp_path / "corp" / "news_en" / "a.md").write_text("# A\n\nGulls.\n")
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("name: x\nshred:\n  domains: [news_en, table]\n  granularities: [1]\n  documents_per_domain: 1\n"
+                    "  corpus:\n    folder: corp\nmodels: [oracle]\n")  # fmt: skip
+    proc = snakemake(tmp_path, spec, "-n", check=False, timeout=300)
+    assert proc.returncode == 2
+    err = proc.stderr.strip()
+    assert err == f"spec error: {spec}:7: shred.corpus.folder: too few documents in the folder {tmp_path / 'corp'}: table: asked for 1, found 0", err
+    assert "common.smk" not in proc.stdout + proc.stderr

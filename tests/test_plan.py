@@ -95,3 +95,48 @@ def test_planning_writes_nothing_and_loads_no_imaging_library(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == str(loaded)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.yaml"]
+
+
+def test_a_plan_file_records_no_absolute_path_and_its_jobs_still_find_every_file(tmp_path, monkeypatch):
+    # A published plan (or release) must not carry its author's home directory or machine
+    # layout: the spec is recorded relative to the working directory, what it names
+    # relative to the spec, an outside set's files relative to the set's folder.
+    import json
+
+    from shredfold.shred.sample_folder import SAMPLE_STAGE
+    from shredfold.stages.build import run_set
+    from shredfold.store import Store
+    from tests.shred.outside_sets import folder_set
+
+    work, data = tmp_path / "project", tmp_path / "data"
+    (work / "specs").mkdir(parents=True)
+    folder_set(data / "shreds")
+    (work / "specs" / "o.yaml").write_text("name: o\nshred:\n  samples:\n    folder: ../../data/shreds\nmodels: [oracle]\n")
+    monkeypatch.chdir(work)
+    plan = make_plan(load_spec("specs/o.yaml"))
+    fake_home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(fake_home))
+    rel = write_plan(plan, work)
+    text = (work / rel).read_text()
+    assert str(tmp_path) not in text and '"/' not in text, text[:2000]
+    spec = json.loads(text)["spec"]
+    assert spec["path"] == "specs/o.yaml" and spec["spec"]["shred"]["samples"]["folder"] == "../../data/shreds"
+    files = [f["path"] for s in json.loads(text)["sets"] for i in s["items"] for f in [*i["outside"]["pieces"], i["outside"]["truth"]]]
+    assert files and all(not f.startswith("/") for f in files) and "news_en/2/memo/piece_1.png" in files
+
+    again = load_plan(work / rel)  # as a job in the working directory reads it
+    assert again.spec.path == plan.spec.path and again.spec.spec == plan.spec.spec
+    store = Store(work / "results" / "store")
+    for s in again.item_sets.values():  # the set job stores the samples from the set's files
+        run_set(again, s.key, str(work / s.path), store)
+    assert sorted(store.keys(SAMPLE_STAGE)) == sorted(i.key for s in plan.item_sets.values() for i in s.items)
+
+    # under the home directory, and outside the working directory: "~/…"
+    inside_home = fake_home / "corpus.jsonl"
+    fake_home.mkdir()
+    inside_home.write_text('{"id": "a", "domain": "news_en", "text": "Gulls."}\n')
+    (work / "specs" / "h.yaml").write_text(f"name: h\nshred:\n  domains: [news_en]\n  granularities: [1]\n"
+                                           f"  documents_per_domain: 1\n  corpus:\n    jsonl: {inside_home}\nmodels: [oracle]\n")
+    text = (work / write_plan(make_plan(load_spec("specs/h.yaml")), work)).read_text()
+    assert '"~/corpus.jsonl"' in text and str(tmp_path) not in text
+    assert load_plan(work / write_plan(make_plan(load_spec("specs/h.yaml")), work)).spec.spec.shred.corpus.jsonl == inside_home

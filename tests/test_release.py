@@ -204,5 +204,9 @@ def test_an_api_key_in_any_file_stops_the_release(monkeypatch) -> None:
     monkeypatch.setenv("MY_KEY", "sk-test-0123456789abcdef")
     with pytest.raises(rel.ReleaseError, match=r"object.json contains the value of \$MY_KEY"):
         rel.check_secrets(contents, plan)  # type: ignore[arg-type]
+    # eight characters from the key's middle are as much a leak
+    monkeypatch.setenv("MY_KEY", "ab-" + "sk-test-0123456789abcdef"[8:16] + "-zz")
+    with pytest.raises(rel.ReleaseError, match=r"or 8 or more characters of it"):
+        rel.check_secrets(contents, plan)  # type: ignore[arg-type]
     monkeypatch.setenv("MY_KEY", "another-key-entirely")
     rel.check_secrets(contents, plan)  # type: ignore[arg-type]

@@ -200,6 +200,18 @@ def test_base64_that_is_not_an_image_is_a_400(start, payload: bytes) -> None:
     assert "not an image" in err.value.message
 
 
+def test_a_model_that_cannot_answer_a_request_is_a_422_as_readme_says(start, tmp_path, repo_root) -> None:
+    # 422: the model says this request cannot be answered (not worth retrying); 503: it
+    # failed for a moment; 500: it failed unexpectedly (the test below).
+    server = start("oracle", results=tmp_path / "empty-results")
+    with pytest.raises(openai.UnprocessableEntityError) as err:
+        client(server).chat.completions.create(model="oracle", messages=messages(1))
+    assert err.value.status_code == 422 and err.value.code == "model_error"
+    assert "oracle: no stored sample" in err.value.message
+    readme = (repo_root / "README.md").read_text()
+    assert "422 when the model cannot answer the request" in readme and "500 when it fails unexpectedly" in readme
+
+
 def test_a_model_exception_is_a_500_and_the_server_keeps_serving(start) -> None:
     server = start("ocr-islands")
     # An OrigamiBench question sent to a ShredBench model.

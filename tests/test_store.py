@@ -1,6 +1,7 @@
 import hashlib
 import json
 import os
+import time
 
 import pytest
 
@@ -201,3 +202,46 @@ def test_keys_list_only_committed_objects(tmp_path):
     store.path("x", stale).mkdir(parents=True)  # an old crash: no manifest
     assert list(store.keys("x")) == [done]
     assert list(store.keys("nothing")) == []
+
+
+def test_a_killed_writers_temporary_folder_is_removed_by_the_next_writer_of_its_stage(tmp_path):
+    import subprocess
+    import sys
+
+    from shredfold.store import STALE_TMP_S
+
+    store = Store(tmp_path)
+    # a job killed mid-write, for real: its folder stays behind
+    code = (
+        "import os, sys\n"
+        "from shredfold.store import Store\n"
+        "with Store(sys.argv[1]).writing('x', 'ab' * 32) as tmp:\n"
+        "    (tmp / 'object.json').write_text('{}')\n"
+        "    os.kill(os.getpid(), 9)\n"
+    )
+    subprocess.run([sys.executable, "-c", code, str(tmp_path)], check=False)
+    (killed,) = (tmp_path / "x" / "ab").glob(".tmp-*")
+    fresh = tmp_path / "x" / "cd" / ".tmp-cdcd-00000000"  # a writer of a minute ago, on another node
+    fresh.mkdir(parents=True)
+    old = time.time() - STALE_TMP_S - 60
+    for p in (killed, killed / "object.json"):
+        os.utime(p, (old, old))
+    with store.writing("x", content_key("x", 1, {"v": 1})) as mine:  # a later job writes
+        (mine / "object.json").write_text("{}")
+    assert not killed.exists() and fresh.is_dir()
+    assert [p.name for p in (tmp_path / "x").glob("*/.tmp-*")] == [fresh.name]
+
+
+def test_a_live_writers_folder_is_never_removed_however_old_it_looks(tmp_path):
+    from shredfold.store import STALE_TMP_S
+
+    slow, other = Store(tmp_path), Store(tmp_path)
+    key = content_key("x", 1, {"v": 2})
+    with slow.writing("x", key) as tmp:
+        (tmp / "object.json").write_text('"slow"')
+        old = time.time() - 3 * STALE_TMP_S
+        for p in (tmp, tmp / "object.json"):
+            os.utime(p, (old, old))
+        other.put_json("x", content_key("x", 1, {"v": 3}), "quick")  # sweeps the stage
+        assert tmp.is_dir() and (tmp / "object.json").is_file()
+    assert slow.get_json("x", key) == "slow" and slow.verify("x", key) == []

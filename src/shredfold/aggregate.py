@@ -33,10 +33,11 @@ class Grid:
 
     tasks: list[Task]
     sets: dict[str, list[ItemSet]] = field(default_factory=dict)
+    notes: dict[str, list[str]] = field(default_factory=dict)  # benchmark → the plan's notes
 
     @classmethod
     def of(cls, plan: Any) -> Grid:
-        return cls(plan.tasks(), {t.name: plan.sets_of(t.name) for t in plan.tasks()})
+        return cls(plan.tasks(), {t.name: plan.sets_of(t.name) for t in plan.tasks()}, dict(plan.notes))
 
     def benchmarks(self) -> dict[str, list[Task]]:
         out: dict[str, list[Task]] = {}
@@ -114,6 +115,8 @@ def leaderboard(tables: Sequence[str], grid: Grid) -> tuple[list[str], list[tupl
             if i == 0:
                 first.add(r[0])
             entry = by_model.setdefault(r[0], {"model": r[0], "reference": False})
+            if grid.notes.get(bench):
+                entry["notes"] = "; ".join([*filter(None, [entry.get("notes")]), *grid.notes[bench]])
             if r[0] not in order:
                 order.append(r[0])
             entry["reference"] = bool(entry["reference"] or r[1])
@@ -133,6 +136,8 @@ def leaderboard(tables: Sequence[str], grid: Grid) -> tuple[list[str], list[tupl
         keys = [(e.get(c) is None, e.get(c) if e.get(c) is not None else 0) for c in sort]
         return (model not in first, not e["reference"], *keys, model)
 
+    if any("notes" in e for e in by_model.values()):
+        cols.append("notes")  # what the plan left out, on the rows it concerns
     rows = [tuple(by_model[m].get(c) for c in cols) for m in sorted(order, key=rank)]
     return cols, rows
 

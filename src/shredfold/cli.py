@@ -1,5 +1,5 @@
-"""``shredfold …`` commands: plan, show, release, verify, report, designs, schema, serve, and the jobs
-Snakemake runs.
+"""``shredfold …`` commands: plan, show, release, verify, export, report, designs, weights, clip,
+schema, serve, serve-env, and the jobs Snakemake runs.
 
 Every failure a user can cause (a wrong spec, a missing key, a corrupt store object, a busy
 port) ends in one line naming the cause and exit status 2 (1 for a failed verification).
@@ -8,8 +8,10 @@ port) ends in one line naming the cause and exit status 2 (1 for a failed verifi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -70,6 +72,15 @@ def cmd_plan(args: argparse.Namespace) -> int:
     print(f"{len(plan.cells)} cells")
     for c in plan.cells:
         print(f"  cell {c.name:44s} query {c.query_key[:16]} score {c.score_key[:16]}")
+    from shredfold.models.endpoints import key_routes
+
+    routes = key_routes(plan.spec.models)
+    print(f"{len(routes)} API key(s) sent (variable -> host)")
+    for r in routes:
+        print(f"  key  {r.line()}")
+    for notes in plan.notes.values():
+        for note in notes:
+            print(f"note: {note}")
     return 0
 
 
@@ -88,13 +99,29 @@ def _show_target(out: Path, force: bool) -> list[str]:
     marker = out / SHOW_MARKER
     if not force:
         raise UserError(f"{out} is not empty; choose another --out, or --force to replace what an earlier `shredfold show` wrote there")
-    if not marker.is_file():
+    if marker.is_symlink() or not marker.is_file():
         raise UserError(f"{out} was not written by `shredfold show` (no {SHOW_MARKER}); refusing to touch it")
     try:
         written = json.loads(marker.read_text(encoding="utf-8"))["files"]
     except (ValueError, KeyError, TypeError):
         raise UserError(f"{marker} is unreadable; refusing to touch {out}") from None
     return [str(f) for f in written]
+
+
+def _check_inside(out: Path, name: str) -> None:
+    """Writes get the containment deletes have: no folder on the way to ``out/name``, and
+    not the file itself, may be a link (``pieces/`` linked to another folder would have its
+    files overwritten there), and nothing in ``name`` may leave ``out``."""
+    rel = Path(name)
+    if rel.is_absolute() or ".." in rel.parts:
+        raise UserError(f"{out}: the sample names a file {name!r} outside the folder; refusing to write it")
+    here = out
+    for part in rel.parts:
+        here = here / part
+        if here.is_symlink():
+            raise UserError(f"{here} is a link (to {os.readlink(here)}); refusing to write through it")
+        if here.exists() and not (here.is_dir() if here != out / rel else here.is_file()):
+            raise UserError(f"{here} is not a {'folder' if here != out / rel else 'file'}; refusing to replace it")
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -116,6 +143,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         raise UserError(f"{out}/{clash[0]} exists and was not written by `shredfold show`; refusing to overwrite it")
     obj = store.object(SAMPLE_STAGE, key)
     data = {f: obj.read_bytes(f) for f in files}  # verified before anything is written
+    for f in [*data, SHOW_MARKER]:
+        _check_inside(out, f)
     for f in previous:
         stale = out / f
         if f not in data and stale.is_file() and stale.resolve().is_relative_to(out.resolve()):
@@ -135,19 +164,22 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_release(args: argparse.Namespace) -> int:
     import time
 
-    from shredfold.plan import resolve_attempts
+    from shredfold.plan import current_attempts
     from shredfold.release import ReleaseError, make_release
 
     results = Path(args.results)
     t0 = time.perf_counter()
-    plan = resolve_attempts(_plan(args.spec, results), results.parent)
+    # The attempts the last run made, failed items and all: with real APIs some items
+    # always fail, and a release says how many and why rather than waiting for none.
+    plan = current_attempts(_plan(args.spec, results), results.parent)
     try:
-        digest = make_release(plan, results.parent, args.out, with_samples=args.with_samples, force=args.force)
+        made = make_release(plan, results.parent, args.out, with_samples=args.with_samples, force=args.force)
     except ReleaseError as exc:
         raise UserError(str(exc)) from None
     except CorruptObjectError as exc:
         raise UserError(f"{exc}; run `shredfold verify --store` and snakemake again") from None
-    print(f"release {args.out}: sha256 {digest} ({time.perf_counter() - t0:.1f} s)")
+    print(f"release {args.out}: sha256 {made.digest} ({time.perf_counter() - t0:.1f} s)")
+    print(made.failures.line())
     return 0
 
 
@@ -190,12 +222,42 @@ def _verify_release(path: str) -> int:
         raise UserError(str(exc)) from None
     for note in report.notes:
         print(f"note: {note}")
+    if report.failures is not None:
+        print(report.failures.line())
     for d in report.differences:
         print(f"difference: {d.line()}")
     counts = ", ".join(f"{v} {k}" for k, v in report.counts.items())
     verdict = "verified" if report.ok else f"{len(report.differences)} difference(s)"
     print(f"{path}: {verdict} ({counts}; {time.perf_counter() - t0:.1f} s, no model called)")
     return 0 if report.ok else 1
+
+
+# ---------------------------------------------------------------- export
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    import logging
+    import time
+
+    from shredfold.export.hf import ExportError, export_hf
+    from shredfold.export.rows import MissingItemsError
+
+    results = Path(args.results)
+    t0 = time.perf_counter()
+    try:
+        spec_text = Path(args.spec).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{args.spec}: cannot read the spec ({exc})") from None
+    plan = _plan(args.spec, results, write=not args.no_build)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    try:
+        report = export_hf(plan, _store(results), args.out, spec_text=spec_text, build=not args.no_build, force=args.force)
+    except (ExportError, MissingItemsError) as exc:
+        raise UserError(str(exc)) from None
+    except CorruptObjectError as exc:
+        raise UserError(f"{exc}; run `shredfold verify --store` and snakemake again") from None
+    print(f"{report.line()} ({time.perf_counter() - t0:.1f} s)")
+    return 0
 
 
 # ---------------------------------------------------------------- designs
@@ -211,6 +273,75 @@ def cmd_designs_fetch(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     for line in report.lines(manifest().commit):
         print(line)
+    return 0
+
+
+# ---------------------------------------------------------------- weights and clip
+
+
+def cmd_weights_fetch(args: argparse.Namespace) -> int:
+    from shredfold.download import FetchError
+    from shredfold.metrics.clip_weights import fetch_weights, pin_for
+
+    try:
+        pin = pin_for(args.model, args.pretrained)
+        got = fetch_weights(pin, args.url, Path(args.to) if args.to else None)
+    except FetchError as exc:
+        raise UserError(str(exc)) from None
+    print(got.line())
+    where = f", cache_dir: {args.to}" if args.to else ""
+    print(f"SS reads it when a spec names  origami: {{clip: {{model: {pin.model}, pretrained: {pin.pretrained}{where}}}}}")
+    return 0
+
+
+def cmd_clip_finetune(args: argparse.Namespace) -> int:
+    import time
+
+    from shredfold.metrics.clip_finetune import (
+        FinetuneError,
+        Hyper,
+        check_target,
+        finetune,
+        load_base,
+    )
+    from shredfold.origami_bench.clip_images import design_pictures
+    from shredfold.resolve import load_spec
+
+    t0 = time.perf_counter()
+    spec = load_spec(args.spec)
+    ob = spec.spec.origami
+    if ob is None:
+        raise UserError(f"{args.spec}: the spec has no origami section (no designs to draw)")
+    base: Any = ob.clip
+    if args.model or args.pretrained or args.checkpoint:
+        base = ob.clip.model_copy(update={
+            "model": args.model or ob.clip.model,
+            "pretrained": args.pretrained,
+            "checkpoint": Path(args.checkpoint) if args.checkpoint else None,
+        })  # fmt: skip
+    results = Path(args.results)
+    hyper = Hyper(
+        steps=args.steps, batch_size=args.batch_size, lr=args.lr, weight_decay=args.weight_decay,
+        seed=args.seed, caption=args.caption, symmetries=not args.no_symmetries,
+    )  # fmt: skip
+    try:
+        hyper.check()
+        check_target(Path(args.out), args.force)  # before the work, as finetune checks again after it
+        clip = load_base(base)
+        pictures = design_pictures(ob, spec.spec.seed, _store(results) if (results / "store").is_dir() else None, print)
+        recipe = finetune(base, pictures, hyper, Path(args.out), force=args.force, progress=print, loaded=clip)
+    except FileNotFoundError as exc:  # a design source not there (Flat-Folder's not fetched)
+        raise UserError(f"{args.spec}: origami.designs: {exc}") from None
+    except (FinetuneError, ValueError) as exc:
+        raise UserError(str(exc)) from None
+    t = recipe["training"]
+    print(
+        f"{args.out}: {recipe['weights']['file']} SHA-256 {recipe['weights']['sha256']} "
+        f"({recipe['data']['pictures']} pictures, {len(recipe['data']['categories'])} categories, "
+        f"{len(t['loss'])} steps: loss over the pictures {t['set_loss_before']:.4f} → {t['set_loss_after']:.4f}, category accuracy "
+        f"{t['category_accuracy_before']:.3f} → {t['category_accuracy_after']:.3f}; {time.perf_counter() - t0:.0f} s)"
+    )
+    print(f"SS uses it when a spec names  origami: {{clip: {{checkpoint: {args.out}}}}}")
     return 0
 
 
@@ -306,6 +437,12 @@ def cmd_job(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     except StalePlanError as exc:
         raise UserError(str(exc)) from None
+    except ValueError as exc:
+        from shredfold.metrics.clip import ClipWeightsError
+
+        if isinstance(exc, ClipWeightsError):  # SS's weights are not what they claim
+            raise UserError(str(exc)) from None
+        raise
     return 0
 
 
@@ -357,6 +494,86 @@ def cmd_serve(args: argparse.Namespace) -> int:
         server.wait_idle(timeout=10)
         server.server_close()
     return 0
+
+
+def cmd_serve_env(args: argparse.Namespace) -> int:
+    """The origami environment as an OpenEnv server (the ``[openenv]`` extra)."""
+    import ipaddress
+
+    prog = "shredfold serve-env"
+    try:
+        from shredfold.origami_bench.episode import resolve_target
+        from shredfold.origami_bench.openenv_env import ResetOptions
+        from shredfold.origami_bench.serve_env import (
+            ServeEnvConfig,
+            ServeEnvError,
+            bind,
+            server,
+            url_of,
+        )
+    except ImportError as exc:
+        print(f"{prog}: needs the [openenv] extra (pip install 'shredfold[openenv]'): {exc}", file=sys.stderr)
+        return 2
+    from pydantic import ValidationError
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    target: str | int = int(args.target) if args.target.isdigit() else args.target
+    threshold = args.gs_threshold.lower()
+    if threshold != "none" and not _is_number(threshold):
+        print(f"{prog}: --gs-threshold: a number from 0 to 1, or 'none'; got {args.gs_threshold!r}", file=sys.stderr)
+        return 2
+    try:
+        defaults = ResetOptions(
+            target=target,
+            kind=args.kind,
+            step_limit=args.step_limit,
+            image_size=args.image_size,
+            gs_threshold=None if threshold == "none" else float(threshold),
+        )
+        resolve_target(defaults.target)  # an unknown design fails here, not at the first reset
+    except (ValidationError, ValueError) as exc:
+        first = exc.errors(include_url=False)[0] if isinstance(exc, ValidationError) else None
+        why = f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}" if first else str(exc)
+        print(f"{prog}: {why}", file=sys.stderr)
+        return 2
+    cfg = ServeEnvConfig(
+        defaults=defaults,
+        reward=args.reward,
+        max_episodes=args.max_episodes,
+        max_sessions=args.max_sessions,
+        max_body_bytes=int(args.max_body_kb * 1024),
+    )
+    try:
+        sock = bind(args.host, args.port)
+    except ServeEnvError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    with contextlib.suppress(ValueError):
+        if not ipaddress.ip_address(sock.getsockname()[0]).is_loopback:
+            print(f"{prog}: listening beyond this machine: anyone who reaches the port can play", file=sys.stderr)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as cmd_serve: a parent may ignore it
+    try:
+        print(f"serving the origami environment at {url_of(sock)}", flush=True)
+        server(cfg).run(sockets=[sock])  # uvicorn drains and returns on SIGINT or SIGTERM
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+    return 0
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _count(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 10_000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1 to 10000")
+    return int(text)
 
 
 def _port(text: str) -> int:
@@ -412,6 +629,16 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--store", nargs="?", const=str(RESULTS), metavar="RESULTS", help="check every object of RESULTS/store (default results)")
     sp.set_defaults(func=cmd_verify)
 
+    sp = sub.add_parser("export", help="write a spec's benchmark items as a data set (Hugging Face datasets folder)")
+    sp.add_argument("out", help="a new (or empty) folder; --force replaces an earlier export there")
+    sp.add_argument("--format", choices=["hf"], default="hf", help="hf: Parquet with image features and a dataset card")
+    sp.add_argument("--spec", default="specs/default.yaml", help="the spec whose items to export")
+    sp.add_argument("--results", default=str(RESULTS), help="the results folder whose store holds (and receives) the items")
+    sp.add_argument("--no-build", action="store_true",
+                    help="refuse, naming Snakemake, when an item is not in the store (default: build it as the set jobs do)")
+    sp.add_argument("--force", action="store_true", help="replace an earlier export at OUT")
+    sp.set_defaults(func=cmd_export)
+
     sp = sub.add_parser("designs", help="OrigamiBench's design sets")
     dsub = sp.add_subparsers(dest="designs_command", required=True)
     dp = dsub.add_parser(
@@ -423,6 +650,41 @@ def build_parser() -> argparse.ArgumentParser:
     dp.add_argument("--allow-partial", action="store_true",
                     help="keep an archive's designs when some are missing or a later upstream revision (all named)")
     dp.set_defaults(func=cmd_designs_fetch)
+
+    sp = sub.add_parser("weights", help="model weights the metrics read (SS's CLIP)")
+    wsub = sp.add_subparsers(dest="weights_command", required=True)
+    wp = wsub.add_parser("fetch", help="download pinned open_clip weights for SS, checked by SHA-256")
+    wp.add_argument("what", choices=["clip"])
+    wp.add_argument("--model", default="ViT-B-32", help="open_clip model config (default ViT-B-32)")
+    wp.add_argument("--pretrained", default="openai", help="open_clip pretrained tag (default openai)")
+    wp.add_argument("--url", help="where to download from (https://, file://; default the Hugging Face hub "
+                    "file open_clip downloads, at the pinned revision); checked against the pin all the same")
+    wp.add_argument("--to", help="cache folder to write under (default $SHREDFOLD_CACHE/clip, the cache "
+                    "defaulting to ~/.cache/shredfold); a spec names another with origami.clip.cache_dir")
+    wp.set_defaults(func=cmd_weights_fetch)
+
+    sp = sub.add_parser("clip", help="SS's CLIP model")
+    csub = sp.add_subparsers(dest="clip_command", required=True)
+    cp = csub.add_parser(
+        "finetune", help="fine-tune an open_clip model on the spec's designs, folded and drawn, "
+        "captioned by category (contrastive); writes weights, config and recipe to a folder",
+    )  # fmt: skip
+    cp.add_argument("spec", help="the spec whose origami designs to draw (built-in, procedural, Flat-Folder, folder)")
+    cp.add_argument("--out", required=True, help="a new folder (or an earlier fine-tune's, with --force)")
+    cp.add_argument("--model", help="base model (default the spec's origami.clip.model)")
+    cp.add_argument("--pretrained", help="base pretrained tag (default the spec's origami.clip)")
+    cp.add_argument("--checkpoint", help="base checkpoint file or fine-tuned folder (default the spec's origami.clip)")
+    cp.add_argument("--steps", type=int, default=200)
+    cp.add_argument("--batch-size", type=int, default=32)
+    cp.add_argument("--lr", type=float, default=1e-5)
+    cp.add_argument("--weight-decay", type=float, default=0.1)
+    cp.add_argument("--seed", type=int, default=0)
+    cp.add_argument("--caption", default="origami: {category}", help="caption template (default %(default)r)")
+    cp.add_argument("--no-symmetries", action="store_true",
+                    help="show each picture only as drawn (default: in any of the square's 8 symmetries)")
+    cp.add_argument("--force", action="store_true", help="replace an earlier fine-tune at --out")
+    cp.add_argument("--results", default=str(RESULTS), help="read pictures the pipeline made from this results folder")
+    cp.set_defaults(func=cmd_clip_finetune)
 
     sp = sub.add_parser("schema", help="write (or --check) the JSON Schemas in schemas/")
     sp.add_argument("--dir", default="schemas")
@@ -447,6 +709,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="refuse request bodies larger than this with 413 (default 64)",
     )  # fmt: skip
     sp.set_defaults(func=cmd_serve)
+
+    sp = sub.add_parser(
+        "serve-env", help="serve the origami full-step environment as an OpenEnv server (reset, step, state)"
+    )
+    sp.add_argument("--host", default="127.0.0.1")
+    sp.add_argument("--port", type=_port, default=8001, help="0 picks a free port (printed)")
+    sp.add_argument("--target", default="builtin/blintz-half",
+                    help="default design of a reset: a built-in (book-fold) or procedural/007")
+    sp.add_argument("--kind", choices=["fold", "crease"], default="fold")
+    sp.add_argument("--step-limit", type=int, default=6)
+    sp.add_argument("--image-size", type=int, default=256)
+    sp.add_argument("--gs-threshold", default="0.99", help="GS that ends an episode ('none': only stop or the limit)")
+    sp.add_argument("--reward", choices=["gs_delta", "gs"], default="gs_delta", help="a step's reward: GS gained, or GS")
+    sp.add_argument("--max-episodes", type=_count, default=32, help="HTTP episodes kept (least recently used go)")
+    sp.add_argument("--max-sessions", type=_count, default=4, help="WebSocket sessions at once")
+    sp.add_argument("--max-body-kb", type=_positive, default=64.0, help="refuse larger requests with 413 (default 64)")
+    sp.set_defaults(func=cmd_serve_env)
 
     sp = sub.add_parser("job", help="run one pipeline job (called by Snakemake rules)")
     sp.add_argument("stage", choices=["set", "query", "score", "aggregate", "report"])

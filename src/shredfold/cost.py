@@ -39,6 +39,7 @@ from typing import Any
 from shredfold.models import registry
 from shredfold.models.accounting import cost_usd, text_tokens
 from shredfold.models.budget import SpendLedger, ledger_path
+from shredfold.models.endpoints import KeyRoute, key_routes
 from shredfold.models.image_tokens import describe, image_tokens, png_size, sent_size
 from shredfold.plan import Plan
 from shredfold.prompts.origami import HistoryEntry, fullstep_request, mcq_request
@@ -121,6 +122,7 @@ class CostReport:
     spec: str
     models: list[ModelCost]
     notes: list[str] = field(default_factory=list)
+    keys: list[KeyRoute] = field(default_factory=list)  # which variable goes to which host
 
     def total(self) -> ModelCost:
         t = ModelCost(model="total", endpoint=any(m.endpoint for m in self.models))
@@ -135,7 +137,7 @@ class CostReport:
             return {**asdict(m), "input_tokens": m.input_tokens}
 
         return {"spec": self.spec, "models": [row(m) for m in self.models], "total": row(self.total()),
-                "notes": self.notes}  # fmt: skip
+                "notes": self.notes, "keys": [k.as_json() for k in self.keys]}  # fmt: skip
 
 
 # ---------------------------------------------------------------- ShredBench image sizes
@@ -352,7 +354,7 @@ def estimate(plan: Plan, store: Store | None = None) -> CostReport:
             continue
         for shape in shapes(cell, plan, sizes):
             row.add(cell.model, shape)
-    return CostReport(str(plan.spec.path), list(rows.values()), notes(plan, sizes, unknown))
+    return CostReport(str(plan.spec.path), list(rows.values()), notes(plan, sizes, unknown), key_routes(plan.spec.models))
 
 
 def notes(plan: Plan, sizes: ShredSizes, unknown: set[str]) -> list[str]:
@@ -402,6 +404,8 @@ def render(report: CostReport) -> str:
     lines.append(line(total))
     lines.append("image tokens:")
     lines += [f"  {m.model}: {m.image_rule}" for m in report.models]
+    lines.append("API keys sent (variable -> host):")
+    lines += [f"  {k.line()}" for k in report.keys] or ["  none"]
     lines.append("notes:")
     lines += [f"  {n}" for n in report.notes]
     return "\n".join(lines)

@@ -14,6 +14,7 @@ plan to a content-addressed file (:func:`write_plan`) that every job loads
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ class Plan:
     item_sets: dict[str, ItemSet]  # by key, in plan order
     cells: list[Cell]
     identities: dict[str, dict[str, Any]] = field(default_factory=dict)
+    notes: dict[str, list[str]] = field(default_factory=dict)  # benchmark → what the plan left out
 
     @cached_property
     def _cells_by_key(self) -> dict[tuple[str, str], Cell]:
@@ -85,8 +87,12 @@ class Plan:
         return [c.score_path for c in self.cells]
 
     def summary(self) -> dict[str, Any]:
+        from shredfold.models.endpoints import key_routes
+
         return {
             "spec": str(self.spec.path),
+            "keys": [r.as_json() for r in key_routes(self.spec.models)],
+            "notes": self.notes,
             "sets": [
                 {"task": s.task, **s.labels, "key": s.key, "items": s.item_keys}
                 for s in self.item_sets.values()
@@ -120,17 +126,78 @@ def make_plan(resolved: ResolvedSpec, store: Store | None = None, *, write: bool
             continue
         sets.update((s.key, s) for s in mine)
         cells += make_cells(task, resolved, mine, resolved.models, identities, registry.answers)
-    return Plan(spec=resolved, item_sets=sets, cells=cells, identities=identities)
+    return Plan(spec=resolved, item_sets=sets, cells=cells, identities=identities, notes=ctx.notes)
 
 
 # ---------------------------------------------------------------- the plan file
+# A plan file (and a release's plan.json and resolved spec) records no absolute path: a
+# published release must not carry its author's home directory or machine layout. The spec
+# is recorded relative to the working directory (the Snakemake workdir, where every job
+# runs), the files it names relative to the spec's folder, and a path under neither as
+# "~/…" when it is under the home directory; loading resolves them again.
 
 
-def plan_document(plan: Plan) -> dict[str, Any]:
+def recorded_path(path: str | Path, base: Path) -> str:
+    """``path`` as a plan records it: relative to ``base`` when under it, else ``~/…``
+    under the home directory, else relative to ``base`` with ``..``."""
+    path, base = Path(os.path.abspath(path)), Path(os.path.abspath(base))
+    if path.is_relative_to(base):
+        return path.relative_to(base).as_posix() or "."
+    try:
+        home = Path.home()
+    except RuntimeError:  # no home directory known
+        home = None
+    if home is not None and home != Path(home.anchor) and path.is_relative_to(home):
+        return "~/" + path.relative_to(home).as_posix()
+    return Path(os.path.relpath(path, base)).as_posix()
+
+
+def restored_path(text: str, base: Path) -> Path:
+    """:func:`recorded_path` undone (an absolute path, as older plans hold, is kept)."""
+    if text == "~" or text.startswith("~/"):
+        return Path(os.path.expanduser(text))
+    return Path(os.path.normpath(base / text))
+
+
+def spec_document(spec: ResolvedSpec, cwd: Path | None = None) -> dict[str, Any]:
+    """The resolved spec as JSON, its paths recorded as :func:`recorded_path` says."""
+    from shredfold.resolve import PATH_FIELDS
+
+    cwd = Path.cwd() if cwd is None else cwd
+    doc = spec.model_dump(mode="json")
+    doc["path"] = recorded_path(spec.path, cwd)
+    for field_path in PATH_FIELDS:
+        *parents, name = field_path
+        holder = doc["spec"]
+        for part in parents:
+            holder = holder.get(part) if isinstance(holder, dict) else None
+        if isinstance(holder, dict) and holder.get(name) is not None:
+            holder[name] = recorded_path(holder[name], Path(spec.path).parent)
+    return doc
+
+
+def _restored_spec(doc: dict[str, Any], cwd: Path) -> ResolvedSpec:
+    from shredfold.resolve import PATH_FIELDS
+
+    doc = json.loads(json.dumps(doc))  # a copy to fill in
+    path = restored_path(doc["path"], cwd)
+    doc["path"] = str(path)
+    for field_path in PATH_FIELDS:
+        *parents, name = field_path
+        holder = doc["spec"]
+        for part in parents:
+            holder = holder.get(part) if isinstance(holder, dict) else None
+        if isinstance(holder, dict) and holder.get(name) is not None:
+            holder[name] = str(restored_path(holder[name], path.parent))
+    return ResolvedSpec.model_validate(doc)
+
+
+def plan_document(plan: Plan, cwd: Path | None = None) -> dict[str, Any]:
     return {
         "format": PLAN_FORMAT,
-        "spec": plan.spec.model_dump(mode="json"),
+        "spec": spec_document(plan.spec, cwd),
         "identities": plan.identities,
+        "notes": plan.notes,
         "sets": [
             {
                 "task": s.task,
@@ -173,7 +240,7 @@ def load_plan(path: str | Path) -> Plan:
     doc = json.loads(Path(path).read_text(encoding="utf-8"))
     if doc.get("format") != PLAN_FORMAT:
         raise ValueError(f"{path}: plan format {doc.get('format')!r}, expected {PLAN_FORMAT}: plan again")
-    spec = ResolvedSpec.model_validate(doc["spec"])
+    spec = _restored_spec(doc["spec"], Path.cwd())
     models = {m.id: m for m in spec.models}
     sets: dict[str, ItemSet] = {}
     for s in doc["sets"]:
@@ -195,7 +262,7 @@ def load_plan(path: str | Path) -> Plan:
         )
         for c in doc["cells"]
     ]
-    return Plan(spec=spec, item_sets=sets, cells=cells, identities=identities)
+    return Plan(spec=spec, item_sets=sets, cells=cells, identities=identities, notes=doc.get("notes", {}))
 
 
 # ---------------------------------------------------------------- attempts
@@ -217,6 +284,16 @@ def _attempts(cell: Cell, workdir: Path) -> Iterator[int]:
 def latest_attempt(cell: Cell, workdir: Path) -> int | None:
     """The highest attempt whose query manifest exists under ``workdir``, or None."""
     return max(_attempts(cell, workdir), default=None)
+
+
+def current_attempts(plan: Plan, workdir: str | Path = ".") -> Plan:
+    """The plan with each cell at the latest attempt that was run (its query manifest
+    exists), errors or not: what the last run made, and what its leaderboard was aggregated
+    from. A release is of this. (:func:`resolve_attempts` is what the *next* run should
+    make: a cell with errors moves on to an attempt that does not exist yet.)"""
+    root = Path(workdir)
+    cells = [cell.at(n) if (n := latest_attempt(cell, root)) is not None else cell for cell in plan.cells]
+    return Plan(spec=plan.spec, item_sets=plan.item_sets, cells=cells, identities=plan.identities, notes=plan.notes)
 
 
 def _reask_corrupt(manifest: dict[str, Any], store: Store) -> int:
@@ -267,4 +344,4 @@ def resolve_attempts(plan: Plan, workdir: str | Path = ".", reask_corrupt: Store
             if broken >= cell.attempt:
                 cell = cell.at(broken + 1)
         cells.append(cell)
-    return Plan(spec=plan.spec, item_sets=plan.item_sets, cells=cells, identities=plan.identities)
+    return Plan(spec=plan.spec, item_sets=plan.item_sets, cells=cells, identities=plan.identities, notes=plan.notes)

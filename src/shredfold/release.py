@@ -3,10 +3,15 @@ or one ``.tar.gz``.
 
 A release (under the folder :data:`ROOT`) holds::
 
-    release.json             format, whether sample images are in, each cell's files
+    release.json             format, whether sample images are in, each cell's files, and
+                             how many items failed and why (a run with errors is released
+                             as it is: failed items are scored as empty answers)
     spec/<spec>.yaml         the spec as written, and spec/resolved.json (models resolved)
     spec/models/<id>.yaml    every model file the spec used (API keys never: only the
                              name of the variable that holds one)
+    clip/…                   SS's weights where they are local files: a folder `shredfold
+                             clip finetune` wrote, or a checkpoint and its JSON model config
+                             (pinned pretrained weights are public and named by hash: not carried)
     plan.json                the plan: item sets, items, cells and their content keys
     cells/…                  every cell's query manifest (.json) and cell table (.parquet)
     store/<stage>/…          each object that scoring reads (the ground truth of every item,
@@ -44,7 +49,7 @@ import tarfile
 import tempfile
 import uuid
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -53,7 +58,7 @@ from shredfold import paths
 from shredfold.aggregate import Grid, render_tables
 from shredfold.calls import RESPONSE_STAGE
 from shredfold.models.envelope import ENVELOPE
-from shredfold.plan import Plan, plan_document
+from shredfold.plan import Plan, plan_document, spec_document
 from shredfold.store import MANIFEST as OBJECT_MANIFEST
 from shredfold.store import Store, canonical_json, load_json, sha256_bytes
 from shredfold.tasks.base import Cell, JobContext, Row
@@ -70,6 +75,7 @@ TABLES = "tables"
 CELLS = "cells"
 STORE = "store"
 SPEC = "spec"
+CLIP = "clip"
 # Fixed tar metadata: the archive's bytes depend on the files alone.
 _MTIME = 0
 _FILE_MODE = 0o644
@@ -161,6 +167,47 @@ def row_differences(recorded: list[dict[str, Any]], rescored: list[dict[str, Any
             if not same_value(a, b):
                 out.append((item, col, a, b))
     return out
+
+
+# ---------------------------------------------------------------- failed items
+
+_ATTEMPTS = re.compile(r"^after \d+ attempt\(s\): ")
+CAUSE_CHARS = 160
+
+
+@dataclass(frozen=True)
+class Failures:
+    """How many items of the released cells failed (recorded as errors, scored as empty
+    answers), and why: each cause with its count, most frequent first."""
+
+    items: int
+    failed: int
+    causes: tuple[tuple[str, int], ...] = ()
+
+    @classmethod
+    def of(cls, manifests: Iterable[Mapping[str, Any]]) -> Failures:
+        items = failed = 0
+        causes: dict[str, int] = {}
+        for manifest in manifests:
+            for row in manifest.get("items", []):
+                items += 1
+                if row.get("error") is not None:
+                    failed += 1
+                    cause = _ATTEMPTS.sub("", str(row["error"]))
+                    cause = cause if len(cause) <= CAUSE_CHARS else cause[: CAUSE_CHARS - 1] + "…"
+                    causes[cause] = causes.get(cause, 0) + 1
+        return cls(items, failed, tuple(sorted(causes.items(), key=lambda c: (-c[1], c[0]))))
+
+    def as_json(self) -> dict[str, Any]:
+        return {"items": self.items, "failed": self.failed, "causes": [list(c) for c in self.causes]}
+
+    def line(self) -> str:
+        if not self.failed:
+            return f"{self.items} items, none failed"
+        shown = "; ".join(f"{n} × {cause}" for cause, n in self.causes[:3])
+        more = f"; and {len(self.causes) - 3} other cause(s)" if len(self.causes) > 3 else ""
+        return (f"{self.failed} of {self.items} items failed (errors, scored as empty answers; "
+                f"run snakemake again to ask them again): {shown}{more}")  # fmt: skip
 
 
 # ---------------------------------------------------------------- what goes in
@@ -282,29 +329,76 @@ def model_files(plan: Plan) -> dict[str, Path]:
     return out
 
 
+def clip_files(plan: Plan) -> dict[str, Path]:
+    """SS's weights where the spec names local files, so that ``verify`` re-scores SS from
+    the release alone."""
+    from shredfold.metrics.clip_weights import CONFIG, RECIPE, WEIGHTS, is_finetuned
+
+    ob = plan.spec.spec.origami
+    if ob is None:
+        return {}
+    out: dict[str, Path] = {}
+    ck = ob.clip.checkpoint
+    if ck is not None and is_finetuned(Path(ck)):
+        out.update({f"{CLIP}/{Path(ck).name}/{n}": Path(ck) / n for n in (CONFIG, WEIGHTS, RECIPE)})
+    elif ck is not None and Path(ck).is_file():
+        out[f"{CLIP}/{Path(ck).name}"] = Path(ck)
+    model = Path(ob.clip.model)
+    if model.suffix == ".json" and model.is_file():
+        out[f"{CLIP}/{model.name}"] = model
+    return out
+
+
+def with_carried_clip(plan: Plan, root: Path) -> Plan:
+    """``plan`` with SS's weights read from the release at ``root`` where it carries them
+    (the paths it recorded are the releasing machine's)."""
+    ob = plan.spec.spec.origami
+    if ob is None or not (root / CLIP).is_dir():
+        return plan
+    update: dict[str, Any] = {}
+    ck = ob.clip.checkpoint
+    if ck is not None and (root / CLIP / Path(ck).name).exists():
+        update["checkpoint"] = root / CLIP / Path(ck).name
+    model = Path(ob.clip.model)
+    if model.suffix == ".json" and (root / CLIP / model.name).is_file():
+        update["model"] = str(root / CLIP / model.name)
+    if not update:
+        return plan
+    origami = ob.model_copy(update={"clip": ob.clip.model_copy(update=update)})
+    spec = plan.spec.model_copy(update={"spec": plan.spec.spec.model_copy(update={"origami": origami})})
+    return replace(plan, spec=spec)
+
+
 _USERINFO = re.compile(r"://[^/@\s]*:[^/@\s]*@")
 
 
 def check_secrets(contents: Contents, plan: Plan) -> None:
     """Refuse to release an API key: the value of every key variable the models name (when
-    set here) must appear in no file, and no URL may carry a password."""
+    set here), or any run of 8 characters of it, must appear in no file, and no URL may
+    carry a password."""
+    from shredfold.models.secrets import MIN_RUN, leaks
+
     secrets = {
         m.api_key_env: os.environ[m.api_key_env]
         for m in plan.spec.models
-        if m.api_key_env and len(os.environ.get(m.api_key_env, "")) >= 8
+        if m.api_key_env and len(os.environ.get(m.api_key_env, "")) >= MIN_RUN
     }
     for rel in contents.names():
         data = contents.read(rel)
         for var, value in secrets.items():
-            if value.encode("utf-8") in data:
-                raise ReleaseError(f"{rel} contains the value of ${var} (an API key); nothing was written")
+            if leaks(data, value):
+                raise ReleaseError(
+                    f"{rel} contains the value of ${var} (an API key), or {MIN_RUN} or more "
+                    "characters of it; nothing was written"
+                )
         if (rel.startswith(f"{SPEC}/") or rel in (PLAN,)) and _USERINFO.search(data.decode("utf-8", "replace")):
             raise ReleaseError(f"{rel} has a URL with a user name and password; remove it from the model file")
 
 
 def collect(plan: Plan, workdir: Path, *, with_samples: bool = False) -> Contents:
-    """Every file of the release of ``plan``'s results under ``workdir`` (its cells at their
-    current attempts, see :func:`shredfold.plan.resolve_attempts`)."""
+    """Every file of the release of ``plan``'s results under ``workdir`` (its cells at the
+    attempts the last run made, see :func:`shredfold.plan.current_attempts`; failed items
+    included, counted in ``release.json``)."""
     from shredfold.shred.sample_folder import SAMPLE_STAGE
 
     results = workdir / paths.RESULTS
@@ -318,8 +412,10 @@ def collect(plan: Plan, workdir: Path, *, with_samples: bool = False) -> Content
         )
     cells_info = []
     responses: set[str] = set()
+    manifests = []
     for cell in plan.cells:
         manifest = load_json(workdir / cell.query_path)
+        manifests.append(manifest)
         answers = answers_of(manifest)
         recorded = rows_of_table(workdir / cell.score_path)
         diffs = row_differences(recorded, rescore(cell, answers, plan, store))
@@ -365,16 +461,19 @@ def collect(plan: Plan, workdir: Path, *, with_samples: bool = False) -> Content
 
     spec_path = Path(plan.spec.path)
     out.add_file(f"{SPEC}/{spec_path.name}", spec_path)
-    out.add_bytes(f"{SPEC}/resolved.json", _json_bytes(plan.spec.model_dump(mode="json")))
+    out.add_bytes(f"{SPEC}/resolved.json", _json_bytes(spec_document(plan.spec, workdir)))
     for rel, path in model_files(plan).items():
         out.add_file(rel, path)
-    out.add_bytes(PLAN, canonical_json(plan_document(plan)))
+    for rel, path in clip_files(plan).items():
+        out.add_file(rel, path)
+    out.add_bytes(PLAN, canonical_json(plan_document(plan, workdir)))
     out.add_bytes(ENVIRONMENT, _json_bytes(environment(plan)))
     out.add_bytes(
         INFO,
         _json_bytes({
             "format": FORMAT, "with_samples": with_samples, "spec": f"{SPEC}/{spec_path.name}",
             "plan": PLAN, "cells": cells_info, "tables": sorted(f"{TABLES}/{n}" for n in tables),
+            "failures": Failures.of(manifests).as_json(),
         }),  # fmt: skip
     )
     check_secrets(out, plan)
@@ -485,16 +584,24 @@ def write_folder(contents: Contents, out: Path) -> None:
         raise
 
 
+@dataclass(frozen=True)
+class Made:
+    digest: str
+    failures: Failures
+
+
 def make_release(plan: Plan, workdir: str | os.PathLike[str], out: str | os.PathLike[str], *,
-                 with_samples: bool = False, force: bool = False) -> str:  # fmt: skip
+                 with_samples: bool = False, force: bool = False) -> Made:  # fmt: skip
     """Write the release of ``plan``'s results to ``out`` (a folder, or an archive when it
-    ends in ``.tar.gz``); return its digest."""
+    ends in ``.tar.gz``); return its digest and what failed."""
     target = Path(out)
     check_target(target, force)
     contents = collect(plan, Path(workdir), with_samples=with_samples)
+    info = json.loads(contents.data[INFO])
     digest = seal(contents)
     if is_archive(target):
         write_archive(contents, target)
     else:
         write_folder(contents, target)
-    return digest
+    f = info["failures"]
+    return Made(digest, Failures(f["items"], f["failed"], tuple((c, n) for c, n in f["causes"])))

@@ -108,6 +108,35 @@ def apply_budgets(models: list[ModelConfig], spec: Spec, text: str, where: Path)
     return out
 
 
+def check_key_routes(models: list[ModelConfig], spec: Spec, text: str, where: Path) -> None:
+    """Every variable a model would send where it needs an opt-in has the spec's own
+    ``allow_keys`` entry for exactly that variable and host; an entry for a model the spec
+    does not have, or that sends nothing, is an error too (a stale opt-in hides nothing)."""
+    from shredfold.models.endpoints import key_routes
+
+    routes = {r.model: r for r in key_routes(models)}
+    ids = [m.id for m in models]
+    problems = []
+    for model_id, opt in spec.allow_keys.items():
+        line = line_of(text, "allow_keys", model_id)
+        route = routes.get(model_id)
+        if route is None:
+            problems.append(f"{where}:{line}: allow_keys.{model_id}: no model of this spec sends a variable by that id")
+        elif (opt.env, opt.host) != (route.env, route.host):
+            problems.append(f"{where}:{line}: allow_keys.{model_id}: allows ${opt.env} -> {opt.host}, but the model "
+                            f"sends ${route.env} -> {route.host}")  # fmt: skip
+    for route in routes.values():
+        if route.concerns and route.model not in spec.allow_keys:
+            i = ids.index(route.model)
+            problems.append(
+                f"{where}:{line_of(text, 'models', str(i))}: models[{i}]: {route.model} would send ${route.env} to "
+                f"{route.host}, and {'; '.join(route.concerns)}: refused. If you trust this model file, say so in "
+                f"the spec: allow_keys: {{{route.model}: {{env: {route.env}, host: '{route.host}'}}}}"
+            )
+    if problems:
+        raise SpecError("\n".join(problems))
+
+
 def load_spec(path: str | Path, models_dir: str | Path | None = None) -> ResolvedSpec:
     """Load and validate a spec; raise :class:`SpecError` naming the YAML path and cause."""
     path = Path(path).resolve()
@@ -129,5 +158,6 @@ def load_spec(path: str | Path, models_dir: str | Path | None = None) -> Resolve
     if len(set(ids)) != len(ids):
         raise SpecError(f"{path}: models: ids must be unique after resolving files: {ids}")
     models = apply_budgets(models, spec, text, path)
+    check_key_routes(models, spec, text, path)
     spec = absolute_paths(spec, path.parent, text, path)
     return ResolvedSpec(path=path, spec=spec, models=models)

@@ -38,8 +38,17 @@ class _Strict(BaseModel):
 
 
 class RenderSettings(_Strict):
-    """How a document becomes a page image. Every field enters the sample key."""
+    """How a document becomes a page image. Every field that shapes the page enters the
+    sample key (under ``style: paper`` only the style does: the authors' stylesheet fixes
+    the rest)."""
 
+    style: Literal["shredfold", "paper"] = Field(
+        default="shredfold",
+        description="shredfold: this harness's own page (the fields below); paper: the "
+        "ShredBench authors' page (their stylesheet as headless Chrome set it: 1600 px, DejaVu "
+        "Serif 28 px justified, ruled headings, grey code blocks, bordered tables, flat "
+        "#fdfbf7 paper), where the other fields do not apply.",
+    )
     width: Annotated[int, Field(ge=400, le=4000)] = 1600
     fit: Literal["content", "page"] = Field(
         default="content",
@@ -99,23 +108,37 @@ BLENDER_PRESETS: dict[str, dict[str, float | int | bool]] = {
                 "shadow_scale": 0.25, "shadow_samples": 8},
     "high": {"paper_scale": 1.0, "paper_samples": 4, "textured": True,
              "shadow_scale": 0.5, "shadow_samples": 8},
+    # The ShredBench authors' scene (shredfold.shred.blender_paper): one frame of all the
+    # pieces, RESOLUTION² px. Visibility and the page texture are resolved exactly, at
+    # supersample² points per pixel; Cycles renders only the lighting, at paper_scale of the
+    # frame with paper_samples per pixel (bench/paper_scene_noise.py: samples vs time vs
+    # difference to a 256-sample reference).
+    "paper": {"paper_scale": 0.125, "paper_samples": 16, "supersample": 2},
 }
+# Settings of the sheet-on-a-table scene that the authors' scene fixes (their values).
+PAPER_FIXED = ("crumple", "crumple_scale", "creases", "crease_angle", "thickness",
+               "light_elevation", "light_azimuth", "light_softness", "ambient",
+               "shadow_opacity", "grain")  # fmt: skip
 
 
 class BlenderSettings(_Strict):
-    """Blender-mode (bpy, Cycles) scraps: each piece a thin crumpled, creased sheet lit by
-    one sun, casting a soft shadow on the table. ``preset`` sets the render quality;
-    ``samples`` and ``resolution`` override its paper pass. Lengths are in page pixels.
-    Every field enters the sample key."""
+    """Blender-mode (bpy, Cycles) scraps. Presets ``draft``, ``default`` and ``high``: each
+    piece a thin crumpled, creased sheet lit by one sun, casting a soft shadow on the table,
+    at three render qualities. Preset ``paper``: the ShredBench authors' scene (their
+    ``blenderprocess_.py``): every piece a subdivided, solidified, displaced rectangle cut by
+    its mask, packed around the centre on a grey ground under one area light, one 4096² frame;
+    it fixes the scene, so only ``samples`` and ``resolution`` may be set with it.
+    ``samples`` and ``resolution`` override the preset's lighting pass. Lengths are in page
+    pixels. Every field enters the sample key."""
 
-    preset: Literal["draft", "default", "high"] = "default"
+    preset: Literal["draft", "default", "high", "paper"] = "default"
     samples: Annotated[int, Field(ge=1, le=4096)] | None = Field(
-        default=None, description="Cycles samples per pixel of the paper pass (default: preset's)."
+        default=None, description="Cycles samples per pixel of the lighting pass (default: preset's)."
     )
-    resolution: Literal[0.25, 0.5, 1.0] | None = Field(
+    resolution: Literal[0.125, 0.25, 0.5, 1.0] | None = Field(
         default=None,
-        description="Lighting pass size as a fraction of the piece's (default: preset's; "
-        "the textured 'high' preset always shades at full size).",
+        description="Lighting pass size as a fraction of the piece's, or with preset paper of "
+        "the frame's (default: preset's; the textured 'high' preset always shades at full size).",
     )
     crumple: Annotated[float, Field(ge=0.0, le=80.0)] = Field(
         default=24.0, description="Relief of the crumple displacement, px."
@@ -150,6 +173,22 @@ class BlenderSettings(_Strict):
     grain: Annotated[float, Field(ge=0.0, le=20.0)] = Field(
         default=1.5, description="Sensor noise on the paper, grey levels (std)."
     )
+
+    @model_validator(mode="after")
+    def _paper_fixes_the_scene(self) -> BlenderSettings:
+        if self.preset == "paper":
+            fixed = sorted(set(PAPER_FIXED) & self.model_fields_set)
+            if fixed:
+                raise ValueError(
+                    f"{', '.join(fixed)}: not settable with preset 'paper' (the authors' scene "
+                    "fixes it; only samples and resolution may be set)"
+                )
+        return self
+
+    @property
+    def paper_scene(self) -> bool:
+        """Whether this is the authors' one-frame scene rather than a sheet per piece."""
+        return self.preset == "paper"
 
     def quality(self) -> dict[str, float | int | bool]:
         """The preset's render settings with this spec's overrides applied."""
@@ -324,15 +363,31 @@ class TierThresholds(_Strict):
 
 
 class ClipSettings(_Strict):
-    """SS (CLIP image similarity) weights: a local checkpoint, or a pretrained tag that
-    open_clip finds in its cache. Never downloaded during a run; absent → SS left empty."""
+    """SS (CLIP image similarity) weights: a pretrained tag fetched beforehand (`shredfold
+    weights fetch clip`), a local checkpoint, or a folder `shredfold clip finetune` wrote.
+    Never downloaded during a run; absent → SS left empty."""
 
-    model: str = Field(default="ViT-B-32", description="open_clip model config name.")
-    checkpoint: Path | None = Field(default=None, description="Local state-dict / open_clip checkpoint.")
-    pretrained: str | None = Field(
-        default=None, description="open_clip pretrained tag, used only if already cached."
+    model: str = Field(
+        default="ViT-B-32",
+        description="open_clip model config name, or a JSON model config file (its stem is the "
+        "name). Not used for a fine-tuned folder, which carries its own.",
     )
-    cache_dir: Path | None = None
+    checkpoint: Path | None = Field(
+        default=None,
+        description="A local state-dict / open_clip checkpoint file, or a folder written by "
+        "`shredfold clip finetune` (checked against its recipe's SHA-256).",
+    )
+    pretrained: str | None = Field(
+        default=None,
+        description="open_clip pretrained tag: a pinned one is read from the cache `shredfold "
+        "weights fetch clip` writes (its bytes checked against the pin); another only if open_clip "
+        "already has its file.",
+    )
+    cache_dir: Path | None = Field(
+        default=None,
+        description="The folder `shredfold weights fetch clip --to` wrote under (default "
+        "$SHREDFOLD_CACHE/clip).",
+    )
 
 
 class OrigamiBenchSpec(_Strict):
@@ -479,6 +534,12 @@ class ModelConfig(_Strict):
     backoff_s: Annotated[float, Field(ge=0, le=60)] = Field(
         default=1.0, description="Base of the exponential backoff between attempts (full jitter)."
     )
+    retry_malformed: Annotated[int, Field(ge=0, le=5)] = Field(
+        default=1,
+        description="Times a request is asked again after an HTTP 200 whose body cannot be read "
+        "(malformed, no choices, cut off): a paying provider bills each such 200, so each is "
+        "recorded in the spend ledger at its worst case. Not part of the model's identity.",
+    )
     max_concurrency: Annotated[int, Field(ge=1, le=256)] = 4
     requests_per_minute: Annotated[float, Field(gt=0)] | None = None
     tokens_per_minute: Annotated[float, Field(gt=0)] | None = None
@@ -513,6 +574,13 @@ class ModelConfig(_Strict):
 # ---------------------------------------------------------------- the spec
 
 
+class KeyOptIn(_Strict):
+    """The one variable a model may send to the one host, as ``shredfold plan`` shows them."""
+
+    env: Annotated[str, Field(min_length=1)]
+    host: Annotated[str, Field(min_length=1)]
+
+
 class Spec(_Strict):
     name: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
     description: str | None = None
@@ -524,6 +592,13 @@ class Spec(_Strict):
         default_factory=dict,
         description="Model id → a cap in dollars for this spec; the stricter of it and the "
         "model file's budget_usd applies.",
+    )
+    allow_keys: dict[str, KeyOptIn] = Field(
+        default_factory=dict,
+        description="Model id → {env, host}: lets that model send that variable to that host "
+        "where it would otherwise be refused: a variable not named like an API key (…API_KEY), "
+        "or a key sent to a link-local, cloud-metadata or private address. A model file "
+        "shared by someone else cannot send a secret anywhere unseen.",
     )
 
     @model_validator(mode="after")
@@ -548,28 +623,81 @@ class ResolvedSpec(BaseModel):
 # ---------------------------------------------------------------- loading
 
 
+# A spec or model file is a few hundred nodes. YAML's aliases let a few lines stand for
+# exponentially many ("billion laughs": nine levels of nine make 10^9), so the size a
+# document would have once its aliases are expanded is counted on the composed node graph
+# (each node once) before anything is built from it, and refused past this bound.
+MAX_YAML_NODES = 100_000
+
+
+def _expanded_sizes(root: yaml.Node) -> tuple[dict[int, int], yaml.Node | None]:
+    """How many nodes each node stands for with every alias expanded (by ``id``, capped
+    just past :data:`MAX_YAML_NODES`), counted without expanding: a node's size is computed
+    once, however many aliases name it. Also the node that closes a cycle (an alias inside
+    its own anchor), if any. Iterative: a deep document must not exhaust the stack."""
+    size: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            on_path.discard(id(node))
+            size[id(node)] = min(MAX_YAML_NODES + 1, 1 + sum(size[id(c)] for c in _children(node)))
+            continue
+        if id(node) in size:
+            continue
+        if id(node) in on_path:
+            return size, node
+        on_path.add(id(node))
+        stack.append((node, True))
+        stack.extend((c, False) for c in _children(node) if id(c) not in size)
+    return size, None
+
+
+def _largest(root: yaml.Node, sizes: dict[int, int], path: Path) -> str:
+    """``file:line: yaml.path`` of the first top-level entry too large once expanded."""
+    if isinstance(root, yaml.MappingNode):
+        for k, v in root.value:
+            if sizes.get(id(v), 0) > MAX_YAML_NODES:
+                return f"{path}:{k.start_mark.line + 1}: {k.value}"
+    return f"{path}:{root.start_mark.line + 1}: <top>"
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
 def _yaml_lines(text: str) -> dict[tuple[str, ...], int]:
-    """Map each YAML path (as a tuple of str keys/indices) to its 1-based line number."""
+    """Map each YAML path (as a tuple of str keys/indices) to its 1-based line number.
+
+    A node reached again through an alias is not walked again: an alias's paths fall back
+    to the line of the alias's parent, and a document of aliases costs its own size."""
     out: dict[tuple[str, ...], int] = {}
     try:
         root = yaml.compose(text)
     except yaml.YAMLError:
         return out
-
-    def walk(node: yaml.Node | None, path: tuple[str, ...]) -> None:
+    seen: set[int] = set()
+    stack: list[tuple[yaml.Node | None, tuple[str, ...]]] = [(root, ())]
+    while stack:
+        node, path = stack.pop()
         if node is None:
-            return
+            continue
         out[path] = node.start_mark.line + 1
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
         if isinstance(node, yaml.MappingNode):
             for k, v in node.value:
                 key = str(k.value)
                 out[(*path, key)] = k.start_mark.line + 1
-                walk(v, (*path, key))
+                stack.append((v, (*path, key)))
         elif isinstance(node, yaml.SequenceNode):
-            for i, v in enumerate(node.value):
-                walk(v, (*path, str(i)))
-
-    walk(root, ())
+            stack.extend((v, (*path, str(i))) for i, v in enumerate(node.value))
     return out
 
 
@@ -651,13 +779,29 @@ def read_yaml(path: Path) -> tuple[Any, str]:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise SpecError(f"{path}:{line}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    loader = None
     try:
-        return yaml.load(text, Loader=_StrictLoader), text  # noqa: S506 (a SafeLoader subclass)
+        loader = _StrictLoader(text)  # its reader refuses characters YAML does not allow
+        # Composed first (aliases stay shared references: no expansion yet), bounded, and
+        # only then built into Python values.
+        root = loader.get_single_node()
+        if root is None:
+            return None, text
+        sizes, cycle = _expanded_sizes(root)
+        if cycle is not None:
+            raise SpecError(f"{path}:{cycle.start_mark.line + 1}: not valid YAML: an alias refers to a node that contains it")
+        if sizes[id(root)] > MAX_YAML_NODES:
+            raise SpecError(f"{_largest(root, sizes, path)}: refused: YAML aliases that expand to more "
+                            f"than {MAX_YAML_NODES:,} nodes (a spec or model file has a few hundred)")
+        return loader.construct_document(root), text
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
         problem = getattr(exc, "problem", None) or str(exc)
         raise SpecError(f"{where}: not valid YAML: {problem}") from None
+    finally:
+        if loader is not None:
+            loader.dispose()  # type: ignore[no-untyped-call]
 
 
 def read_model_config(path: Path) -> tuple[ModelConfig, str]:
@@ -685,6 +829,19 @@ def read_spec(path: Path) -> tuple[Spec, str]:
 def line_of(text: str, *path: str) -> int | str:
     """The line of a YAML path in ``text`` ('?' when it is not there)."""
     return _yaml_lines(text).get(tuple(path), "?")
+
+
+def spec_error_at(spec_path: str | Path, yaml_path: tuple[str, ...], cause: str) -> SpecError:
+    """A problem found past validation (in what the spec names: a corpus folder's
+    documents, an outside set, design files), as a spec error naming the spec file, the
+    line and the YAML path of the setting that led to it."""
+    try:
+        text = Path(spec_path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    lines = _yaml_lines(text)
+    line = next((lines[yaml_path[:k]] for k in range(len(yaml_path), 0, -1) if yaml_path[:k] in lines), "?")
+    return SpecError(f"{spec_path}:{line}: {'.'.join(yaml_path)}: {cause}")
 
 
 def json_schemas() -> dict[str, dict[str, Any]]:

@@ -6,16 +6,22 @@ existence of the folder means the object is whole. Each object carries ``_manife
 the SHA-256 of its files, and every file read through the store is checked against it: an
 edited or rotten file is a :class:`CorruptObjectError` naming the object, never silently
 used. Written files and folders follow the process umask (as ``open`` would).
+
+A job killed mid-write (``kill -9``, a node lost) leaves its temporary folder behind; the
+first writer of that stage in a later process removes those untouched for a day that no
+live writer holds (each writer holds an ``flock`` on its folder while it writes).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import shutil
 import tempfile
+import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -23,6 +29,11 @@ from typing import Any
 
 MANIFEST = "_manifest.json"
 QUARANTINE = ".corrupt"
+TMP_PREFIX = ".tmp-"
+# A writer's temporary folder untouched for this long is a killed job's (one object takes
+# minutes at most to write); the next writer of its stage removes it, unless a live writer
+# still holds its lock.
+STALE_TMP_S = 24 * 3600
 
 
 class CorruptObjectError(RuntimeError):
@@ -126,6 +137,7 @@ class Store:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
         self._manifests: dict[tuple[str, str], dict[str, str]] = {}
+        self._swept: set[str] = set()
 
     def path(self, stage: str, key: str) -> Path:
         if not key or any(c not in "0123456789abcdef" for c in key):
@@ -144,8 +156,12 @@ class Store:
         """
         final = self.path(stage, key)
         final.parent.mkdir(parents=True, exist_ok=True)
-        tmp = final.parent / f".tmp-{key[:16]}-{uuid.uuid4().hex[:8]}"
+        if stage not in self._swept:
+            self._swept.add(stage)
+            remove_stale_tmp(self.root / stage)
+        tmp = final.parent / f"{TMP_PREFIX}{key[:16]}-{uuid.uuid4().hex[:8]}"
         tmp.mkdir()
+        lock = _hold(tmp)  # says "a live writer" to whoever sweeps, until we are done
         try:
             yield tmp
             atomic_write_json(tmp / MANIFEST, file_manifest(tmp))
@@ -161,6 +177,9 @@ class Store:
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
+        finally:
+            if lock is not None:
+                os.close(lock)
 
     def put_json(self, stage: str, key: str, obj: Any, name: str = "object.json") -> Path:
         with self.writing(stage, key) as tmp:
@@ -291,6 +310,66 @@ class Store:
                     shutil.rmtree(p)
                     removed.append(p)
         return removed
+
+
+def _hold(folder: Path) -> int | None:
+    """An exclusive ``flock`` on a folder, held as long as the returned descriptor is open
+    (None where the file system has no such locks: the age bound alone then protects it)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _newest(folder: Path) -> float:
+    """The latest change time of a folder or anything in it (a writer still writing moves it)."""
+    newest = folder.lstat().st_mtime
+    for dirpath, _, files in os.walk(folder):
+        for name in [*files, "."]:
+            with contextlib.suppress(OSError):
+                newest = max(newest, os.lstat(os.path.join(dirpath, name)).st_mtime)
+    return newest
+
+
+def remove_stale_tmp(stage_dir: Path, max_age_s: float = STALE_TMP_S) -> list[Path]:
+    """Remove the temporary folders killed writers left in a stage (``.tmp-*`` in its shard
+    folders) that nothing has touched for ``max_age_s`` and no live writer holds; return
+    them. Never another live writer's: each holds a lock on its folder while it writes."""
+    removed: list[Path] = []
+    if not stage_dir.is_dir():
+        return removed
+    now = time.time()
+    for shard in os.scandir(stage_dir):
+        if not shard.is_dir(follow_symlinks=False):
+            continue
+        for entry in os.scandir(shard.path):
+            if not entry.name.startswith(TMP_PREFIX) or not entry.is_dir(follow_symlinks=False):
+                continue
+            path = Path(entry.path)
+            try:
+                if now - _newest(path) < max_age_s:
+                    continue
+                fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+            except OSError:
+                continue  # gone meanwhile (committed, or swept by another writer)
+            try:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    continue  # a live writer, only slow
+                except OSError:
+                    pass  # no locks here: the age alone decides
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+            finally:
+                os.close(fd)
+    return removed
 
 
 class StoredObject:

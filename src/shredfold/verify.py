@@ -26,7 +26,9 @@ import csv
 import io
 import json
 import logging
+import os
 import re
+import stat
 import tarfile
 import tempfile
 from collections.abc import Iterator
@@ -38,7 +40,7 @@ from shredfold import release as rel
 from shredfold.aggregate import Grid, render_tables
 from shredfold.plan import Plan, load_plan
 from shredfold.store import MANIFEST as OBJECT_MANIFEST
-from shredfold.store import CorruptObjectError, Store, load_json, sha256_bytes, sha256_file
+from shredfold.store import CorruptObjectError, Store, sha256_bytes, sha256_file
 from shredfold.tasks.base import Row
 from shredfold.tasks.registry import get as get_task
 
@@ -46,6 +48,7 @@ log = logging.getLogger(__name__)
 
 MAX_BYTES = 64 * 2**30  # an archive larger than this unpacked is refused
 MAX_MEMBERS = 2_000_000
+MAX_READ_BYTES = 2**30  # a file read whole into memory (JSON, CSV, Parquet)
 _LINE = re.compile(r"^([0-9a-f]{64})  (\S(?:.*\S)?)$")
 
 
@@ -70,6 +73,7 @@ class Report:
     differences: list[Difference] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    failures: rel.Failures | None = None  # the released items that failed, from the manifests
 
     @property
     def ok(self) -> bool:
@@ -89,12 +93,15 @@ def _safe(name: str) -> bool:
 
 @contextlib.contextmanager
 def opened(path: str | Path) -> Iterator[Path]:
-    """The release's root folder: the folder itself, or an archive unpacked to a temporary
-    folder (removed afterwards)."""
+    """The release's root folder: the folder itself (checked as an archive's members are:
+    regular files and folders only, within the bounds), or an archive unpacked to a
+    temporary folder (removed afterwards)."""
     p = Path(path)
     if p.is_dir():
-        if not (p / rel.MANIFEST).is_file() and (p / rel.ROOT / rel.MANIFEST).is_file():
-            p = p / rel.ROOT
+        inner = p / rel.ROOT
+        if not (p / rel.MANIFEST).is_file() and inner.is_dir() and not inner.is_symlink():
+            p = inner
+        check_tree(p)
         yield p
         return
     if not p.is_file():
@@ -102,6 +109,46 @@ def opened(path: str | Path) -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix="shredfold-verify-") as tmp:
         _extract(p, Path(tmp))
         yield Path(tmp) / rel.ROOT
+
+
+def check_tree(root: Path) -> None:
+    """A release folder holds regular files and folders, nothing else: a link (to
+    ``/etc/passwd``, ``/dev/zero``, a file outside the release) or a device is refused by
+    name before anything is read, like an archive's member; so are more files or bytes than
+    an archive may hold."""
+    total = members = 0
+    for dirpath, dirnames, filenames in os.walk(root):  # links to folders are listed, not followed
+        for name in sorted(dirnames + filenames):
+            path = Path(dirpath) / name
+            name_in = path.relative_to(root).as_posix()
+            st = path.lstat()
+            if stat.S_ISLNK(st.st_mode):
+                raise VerifyError(f"{root}: {name_in} is a symbolic link (to {os.readlink(path)!r}); "
+                                  "a release holds regular files only: refused")  # fmt: skip
+            if stat.S_ISDIR(st.st_mode):
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                raise VerifyError(f"{root}: {name_in} is not a regular file; refused")
+            members += 1
+            total += st.st_size
+            if members > MAX_MEMBERS or total > MAX_BYTES:
+                raise VerifyError(f"{root}: more than {MAX_MEMBERS} files or {MAX_BYTES >> 30} GiB; refused")
+
+
+def read_bounded(path: Path, limit: int = MAX_READ_BYTES) -> bytes:
+    """A release file read whole, refused when it is larger than ``limit`` (a table, a
+    manifest, JSON: nothing a release holds comes near it)."""
+    with open(path, "rb") as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{path.name} is larger than {limit:,} bytes; refused")
+    return data
+
+
+def check_size(path: Path, limit: int = MAX_READ_BYTES) -> None:
+    """Refuse a file another library will read whole (Parquet, the plan) past ``limit``."""
+    if path.stat().st_size > limit:
+        raise ValueError(f"{path.name} is larger than {limit:,} bytes; refused")
 
 
 def _extract(archive: Path, dest: Path) -> None:
@@ -133,8 +180,11 @@ def check_hashes(root: Path, report: Report) -> dict[str, str]:
     manifest_path = root / rel.MANIFEST
     if not manifest_path.is_file():
         raise VerifyError(f"{root}: no {rel.MANIFEST}; not a shredfold release")
-    data = manifest_path.read_bytes()
-    digest = (root / rel.DIGEST).read_text(encoding="utf-8", errors="replace").strip() if (root / rel.DIGEST).is_file() else ""
+    try:
+        data = read_bounded(manifest_path)
+    except ValueError as exc:
+        raise VerifyError(str(exc)) from None
+    digest = read_bounded(root / rel.DIGEST, 1024).decode("utf-8", "replace").strip() if (root / rel.DIGEST).is_file() else ""
     if digest != f"sha256 {sha256_bytes(data)}":
         report.add(rel.DIGEST, "-", "sha256", digest or "(missing)", f"sha256 {sha256_bytes(data)}")
     listed: dict[str, str] = {}
@@ -165,7 +215,7 @@ def check_hashes(root: Path, report: Report) -> dict[str, str]:
 
 def check_environment(root: Path, plan: Plan, report: Report) -> None:
     try:
-        recorded = json.loads((root / rel.ENVIRONMENT).read_text(encoding="utf-8"))
+        recorded = json.loads(read_bounded(root / rel.ENVIRONMENT))
     except (OSError, ValueError) as exc:
         report.add(rel.ENVIRONMENT, "-", "-", "readable JSON", str(exc))
         return
@@ -197,6 +247,7 @@ def rescore_cells(root: Path, info: dict[str, Any], plan: Plan, report: Report, 
     the recorded one where re-scoring failed, so one fault is not reported many times)."""
     store = Store(root / rel.STORE)
     tables = []
+    manifests = []
     for n, ci in enumerate(info.get("cells", [])):
         table = root / ci["table"]
         try:
@@ -205,11 +256,14 @@ def rescore_cells(root: Path, info: dict[str, Any], plan: Plan, report: Report, 
             report.add(rel.INFO, ci.get("name", str(n)), "cell", "a cell of plan.json", "not in the plan")
             continue
         try:
-            answers = rel.answers_of(load_json(root / ci["query"]))
+            manifest = json.loads(read_bounded(root / ci["query"]))
+            answers = rel.answers_of(manifest)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             report.add(ci["query"], "-", "-", "a readable query manifest", str(exc)[:200])
             continue
+        manifests.append(manifest)
         try:
+            check_size(table)
             recorded = rel.rows_of_table(table)
         except Exception as exc:  # noqa: BLE001 - any unreadable Parquet is one difference
             report.add(ci["table"], "-", "-", "a readable Parquet table", f"{type(exc).__name__}: {str(exc)[:160]}")
@@ -236,6 +290,10 @@ def rescore_cells(root: Path, info: dict[str, Any], plan: Plan, report: Report, 
             tables.append(str(table))
         report.counts["cells"] = report.counts.get("cells", 0) + 1
         report.counts["rows"] = report.counts.get("rows", 0) + len(rows or [])
+    report.failures = rel.Failures.of(manifests)
+    recorded_failures = info.get("failures")
+    if recorded_failures is not None and recorded_failures != report.failures.as_json():
+        report.add(rel.INFO, "-", "failures", recorded_failures, report.failures.as_json())
     return tables
 
 
@@ -285,8 +343,8 @@ def check_tables(root: Path, info: dict[str, Any], plan: Plan, tables: list[str]
             report.add(f"{rel.TABLES}/{name}", "-", "-", "a table the aggregator makes", "not made")
             continue
         try:
-            recorded = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            recorded = read_bounded(path).decode("utf-8")
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
             report.add(f"{rel.TABLES}/{name}", "-", "-", "a readable CSV", str(exc)[:160])
             continue
         if recorded != rebuilt[name]:
@@ -342,8 +400,9 @@ def verify(path: str | Path) -> Report:
     with opened(path) as root, tempfile.TemporaryDirectory(prefix="shredfold-rescore-") as scratch:
         check_hashes(root, report)
         try:
-            info = json.loads((root / rel.INFO).read_text(encoding="utf-8"))
-            plan = load_plan(root / rel.PLAN)
+            info = json.loads(read_bounded(root / rel.INFO))
+            check_size(root / rel.PLAN)
+            plan = rel.with_carried_clip(load_plan(root / rel.PLAN), root)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             report.add(rel.PLAN, "-", "-", "a readable release.json and plan.json", f"{type(exc).__name__}: {str(exc)[:200]}")
             return report

@@ -274,3 +274,50 @@ def test_corpus_argument_errors(
 ) -> None:
     with pytest.raises(CorpusError, match=cause):
         load_corpus(source, domains, per_domain)
+
+
+# ---------------------------------------------------------------- links and bounds
+
+
+@pytest.mark.parametrize("target", ["/etc/passwd", "/dev/zero", "outside"])
+def test_a_document_that_links_out_of_the_folder_is_refused(tmp_path: Path, target: str) -> None:
+    corpus = tmp_path / "corpus"
+    write(corpus / "news_en" / "a.md", "# A\n\nx\n")
+    if target == "outside":
+        target = str(write(tmp_path / "private.md", "# Private\n\nnot for the corpus\n"))
+    (corpus / "news_en" / "b.md").symlink_to(target)
+    with pytest.raises(CorpusError) as info:
+        load_folder(corpus)
+    assert str(info.value).startswith(f"{corpus / 'news_en' / 'b.md'}: a link that leaves the corpus folder")
+
+
+def test_a_domain_or_folder_that_links_out_is_refused_and_a_link_inside_is_read(tmp_path: Path) -> None:
+    corpus, elsewhere = tmp_path / "corpus", tmp_path / "elsewhere"
+    write(elsewhere / "news_en" / "far.md", "# Far\n\nx\n")
+    corpus.mkdir()
+    (corpus / "news_en").symlink_to(elsewhere / "news_en")
+    with pytest.raises(CorpusError, match="news_en: a link that leaves the corpus folder"):
+        load_folder(corpus)
+    (corpus / "news_en").unlink()
+    write(corpus / "news_en" / "a.md", "# A\n\nx\n")
+    (corpus / "news_en" / "sub").symlink_to(elsewhere / "news_en")
+    with pytest.raises(CorpusError, match="sub: a link that leaves the corpus folder"):
+        load_folder(corpus)
+    (corpus / "news_en" / "sub").unlink()
+    (corpus / "news_en" / "same.md").symlink_to(corpus / "news_en" / "a.md")  # inside: fine
+    assert [d.doc_id for d in load_folder(corpus)] == ["news_en/a", "news_en/same"]
+
+
+def test_a_fifo_or_an_oversized_document_is_refused_without_reading_it_all(tmp_path: Path) -> None:
+    import os
+
+    from shredfold.corpus.loaders import MAX_DOCUMENT_BYTES
+
+    write(tmp_path / "news_en" / "a.md", "# A\n\nx\n")
+    os.mkfifo(tmp_path / "news_en" / "pipe.md")  # reading it would wait for ever
+    with pytest.raises(CorpusError, match="pipe.md: not a regular file"):
+        load_folder(tmp_path)
+    (tmp_path / "news_en" / "pipe.md").unlink()
+    write(tmp_path / "news_en" / "big.md", "x" * (MAX_DOCUMENT_BYTES + 1))
+    with pytest.raises(CorpusError, match=r"big.md: larger than 4,194,304 bytes"):
+        load_folder(tmp_path)

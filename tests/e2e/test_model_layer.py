@@ -108,15 +108,15 @@ def ok_answers(entries: list[dict]) -> list[dict]:
 
 
 def test_faults_are_survived_and_failed_items_are_retried_on_the_next_run(work, monkeypatch) -> None:
-    monkeypatch.setenv("SHREDFOLD_E2E_KEY", SENTINEL)
-    model = http_model("http://127.0.0.1:9/v1", api_key_env="SHREDFOLD_E2E_KEY", timeout_s=3.0, max_attempts=3)
+    monkeypatch.setenv("SHREDFOLD_E2E_API_KEY", SENTINEL)
+    model = http_model("http://127.0.0.1:9/v1", api_key_env="SHREDFOLD_E2E_API_KEY", timeout_s=3.0, max_attempts=3)
     write_model(work, "oracle-http", **model)
     spec = write_spec(work, ["oracle-http"])
     items = requests(work, spec)
     faults = faults_failing_some([r["hash"] for r in items])
     doomed = {r["hash"] for r in items if FaultPlan.parse(faults).fault(r["hash"], 99) == "500"}
 
-    extra = ("--faults", faults, "--retry-after", "0.2", "--slow", "4", "--api-key-env", "SHREDFOLD_E2E_KEY")
+    extra = ("--faults", faults, "--retry-after", "0.2", "--slow", "4", "--api-key-env", "SHREDFOLD_E2E_API_KEY")
     with served(work, "run1.jsonl", *extra) as (url, log1):
         write_model(work, "oracle-http", **{**model, "base_url": url})
         run(work, spec, "results/leaderboard.csv")
@@ -136,7 +136,7 @@ def test_faults_are_survived_and_failed_items_are_retried_on_the_next_run(work, 
     failed_scores = {r["cell"].score_path for r in items if r["hash"] in doomed}
     assert all(planned_jobs(work, spec, path) == {} for path in failed_scores)
 
-    with served(work, "run2.jsonl", "--api-key-env", "SHREDFOLD_E2E_KEY") as (url, log2):
+    with served(work, "run2.jsonl", "--api-key-env", "SHREDFOLD_E2E_API_KEY") as (url, log2):
         write_model(work, "oracle-http", **{**model, "base_url": url})
         failed_cells = {r["cell"].query_key for r in items if r["hash"] in doomed}
         n = len(failed_cells)
@@ -233,3 +233,47 @@ def test_the_server_stops_on_sigint_even_when_its_parent_ignored_sigint(tmp_path
     finally:
         proc.kill()
         proc.wait()
+
+
+def failing_for_ever(hashes: list[str]) -> str:
+    """A schedule under which some, not all, request bodies get HTTP 500 on every attempt."""
+    rules = ["500*", "ok"]
+    while True:
+        for shift in range(len(rules)):
+            spec = "|".join(rules[shift:] + rules[:shift])
+            failing = [h for h in hashes if FaultPlan.parse(spec).fault(h, 99) == "500"]
+            if 0 < len(failing) < len(hashes):
+                return spec
+        rules.append("ok")
+
+
+def shredfold(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "shredfold", *args], capture_output=True, text=True, cwd=work, timeout=600)
+
+
+def test_a_run_that_keeps_failing_some_items_is_released_and_verified(work, tmp_path) -> None:
+    # With real APIs some items always fail: the audited release must not wait for none.
+    model = http_model("http://127.0.0.1:9/v1", max_attempts=2, backoff_s=0.0)
+    write_model(work, "oracle-http", **model)
+    spec = write_spec(work, ["oracle-http"])
+    items = requests(work, spec)
+    faults = failing_for_ever([r["hash"] for r in items])
+    doomed = sum(FaultPlan.parse(faults).fault(r["hash"], 99) == "500" for r in items)
+    said = f"{doomed} of {ITEMS} items failed"
+    with served(work, "run.jsonl", "--faults", faults) as (url, _):
+        write_model(work, "oracle-http", **{**model, "base_url": url})
+        run(work, spec, "results/leaderboard.csv")
+        made = shredfold(work, "release", "--spec", str(spec), "--out", str(tmp_path / "r1"))
+        assert made.returncode == 0, made.stderr
+        assert said in made.stdout and f"{doomed} × HTTP 500: " in made.stdout, made.stdout
+        checked = shredfold(work, "verify", str(tmp_path / "r1"))
+        assert checked.returncode == 0 and said in checked.stdout and ": verified (" in checked.stdout, checked.stdout
+
+        # The Snakemake target asks the failed items again (they fail again: attempt -r1),
+        # then releases what that run made, and says so.
+        snake = run(work, spec, "results/release.tar.gz")
+        assert said in snake.stdout + snake.stderr, snake.stdout + snake.stderr
+    assert list((work / "results" / "cells" / "query").rglob("*-r1.json"))
+    checked = shredfold(work, "verify", "results/release.tar.gz")
+    assert checked.returncode == 0 and said in checked.stdout, checked.stdout + checked.stderr
+    assert int(leaderboard(work)["oracle-http"]["errors"]) == doomed

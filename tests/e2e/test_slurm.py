@@ -28,7 +28,7 @@ from tests.models.samples import http_model, write_model
 
 pytestmark = pytest.mark.slow
 
-KEY_ENV = "SHREDFOLD_SLURM_E2E_KEY"
+KEY_ENV = "SHREDFOLD_SLURM_E2E_API_KEY"
 SENTINEL = "sk-SENTINEL-slurm-4b9d0c2e"
 SPEC = """\
 name: slurm-e2e

@@ -97,7 +97,9 @@ def test_segmented_scraps_reassemble_exactly(news6: Path, jpeg: int | None) -> N
 
 def test_a_crop_is_the_photo_with_the_scraps_alpha(news6: Path) -> None:
     p = photo(news6)
-    for s in segment(p.rgb):
+    segs = segment(p.rgb)
+    assert len(segs) == len(p.masks) == 6  # a loop over nothing would pass on no scraps
+    for s in segs:
         x0, y0, x1, y1 = s.box
         assert s.rgba.shape == (y1 - y0, x1 - x0, 4) and s.mask.shape == s.rgba.shape[:2]
         opaque = s.rgba[..., 3] == 255

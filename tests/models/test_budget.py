@@ -101,8 +101,12 @@ def test_a_budget_reserves_the_worst_case_and_stops_for_good(tmp_path: Path) -> 
     assert SpendLedger(ledger_path(Store(tmp_path), "m")).spend().total == pytest.approx(0.0012)
 
 
-def test_free_models_and_models_without_a_budget_keep_no_ledger(tmp_path: Path) -> None:
+def test_free_models_keep_no_ledger_and_priced_ones_without_a_budget_record_without_a_cap(tmp_path: Path) -> None:
     store = Store(tmp_path)
-    assert Budget.of(_config(budget_usd=None), store) is None
     assert Budget.of(_config(price_output_per_mtok=0.0), store) is None
     assert not (tmp_path / ".spend").exists()
+    uncapped = Budget.of(_config(budget_usd=None), store)
+    assert uncapped is not None
+    for k in range(50):  # however much: recorded, never refused
+        uncapped.settle(uncapped.reserve(REQUEST, f"k{k}"), Response(text="x", cost_usd=1.0))
+    assert SpendLedger(ledger_path(store, "m")).spend().settled == pytest.approx(50.0)

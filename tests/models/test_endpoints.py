@@ -62,3 +62,33 @@ def test_a_cache_scope_is_for_endpoints_only(tmp_path: Path) -> None:
         load_model_config(model_file(tmp_path, base_url="http://h/v1", model="x", cache_scope=""))
     cfg = load_model_config(model_file(tmp_path, base_url="http://h/v1", model="x", cache_scope="lab-qwen"))
     assert cfg.cache_scope == "lab-qwen"
+
+
+@pytest.mark.parametrize(
+    ("url", "concern"),
+    [
+        ("http://169.254.169.254/latest", "a cloud metadata service"),
+        ("http://2852039166/", "a cloud metadata service"),  # 169.254.169.254 as one number
+        ("http://0xa9fea9fe/", "a cloud metadata service"),
+        ("http://[::ffff:169.254.169.254]/", "a cloud metadata service"),
+        ("http://100.100.100.200/", "a cloud metadata service"),
+        ("http://169.254.3.4:80/v1", "a link-local address"),
+        ("http://192.168.1.20:8000/v1", "a private address"),
+        ("http://[fd12::1]/v1", "a private address"),
+        ("http://gpu-box.internal:8000/v1", "a local-network name"),
+        ("http://127.0.0.1:8000/v1", None),
+        ("http://localhost:11434/v1", None),
+        ("https://api.openai.com/v1", None),
+    ],
+)
+def test_which_hosts_a_key_may_not_go_to_unseen(url: str, concern: str | None) -> None:
+    from shredfold.models.endpoints import host_concern
+
+    assert host_concern(url) == concern
+
+
+def test_what_looks_like_an_api_key() -> None:
+    from shredfold.models.endpoints import looks_like_api_key
+
+    assert all(map(looks_like_api_key, ["OPENAI_API_KEY", "DASHSCOPE_API_KEY", "vllm_apikey", "MY_API_KEY_2"]))
+    assert not any(map(looks_like_api_key, ["AWS_SECRET_ACCESS_KEY", "PATH", "HOME", "GITHUB_TOKEN", "SSH_AUTH_SOCK"]))

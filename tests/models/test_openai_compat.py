@@ -137,9 +137,20 @@ def test_an_answer_carries_tokens_cost_and_latency(loopback) -> None:
     assert 0 < response.latency_s < 2.0
 
 
-@pytest.mark.parametrize(
-    "fault", ["429", "500", "503", "truncate", "malformed", "no-choices", "reset", "slow"]
-)
+@pytest.mark.parametrize("fault", ["truncate", "malformed", "no-choices"])
+def test_an_unreadable_200_is_not_retried_by_the_adapter(loopback, fault: str) -> None:
+    # a provider bills it: asking again is the model file's retry_malformed, applied (and
+    # recorded in the spend ledger) by the cached asker (tests/stages/test_query_malformed.py)
+    server = loopback(faults=fault, retry_after_s=0.05, slow_s=1.0)
+    adapter = OpenAICompatible(config(server.url, timeout_s=5.0))
+    with pytest.raises(ModelCallError, match=r"after 1 attempt\(s\): (malformed body|body cut off) \(HTTP 200\)") as err:
+        adapter.complete(request())
+    adapter.close()
+    assert err.value.status == 200 and not err.value.transient
+    assert [e["fault"] for e in log_of(server)] == [fault]
+
+
+@pytest.mark.parametrize("fault", ["429", "500", "503", "reset", "slow"])
 def test_each_fault_is_survived_by_one_retry(loopback, fault: str) -> None:
     server = loopback(faults=fault, retry_after_s=0.05, slow_s=1.0)
     adapter = OpenAICompatible(config(server.url, timeout_s=0.4))
@@ -196,20 +207,20 @@ def test_concurrent_calls_share_one_client(loopback) -> None:
 def test_the_key_comes_from_the_environment_at_call_time(loopback, monkeypatch) -> None:
     monkeypatch.setenv("SERVER_KEY", "sk-right")
     server = loopback(api_key="sk-right")
-    adapter = OpenAICompatible(config(server.url, api_key_env="SHREDFOLD_TEST_KEY"))
-    monkeypatch.delenv("SHREDFOLD_TEST_KEY", raising=False)
-    with pytest.raises(MissingApiKeyError, match="SHREDFOLD_TEST_KEY is not set"):
+    adapter = OpenAICompatible(config(server.url, api_key_env="SHREDFOLD_TEST_API_KEY"))
+    monkeypatch.delenv("SHREDFOLD_TEST_API_KEY", raising=False)
+    with pytest.raises(MissingApiKeyError, match="SHREDFOLD_TEST_API_KEY is not set"):
         adapter.complete(request())
-    monkeypatch.setenv("SHREDFOLD_TEST_KEY", "sk-right")
+    monkeypatch.setenv("SHREDFOLD_TEST_API_KEY", "sk-right")
     assert adapter.complete(request()).text
 
 
 def test_a_rejected_key_is_scrubbed_from_the_error(loopback, monkeypatch) -> None:
     sentinel = "sk-SENTINEL-5f2a9c"
     server = loopback(api_key="sk-right")
-    monkeypatch.setenv("SHREDFOLD_TEST_KEY", sentinel)
+    monkeypatch.setenv("SHREDFOLD_TEST_API_KEY", sentinel)
     with pytest.raises(ModelCallError) as err:
-        OpenAICompatible(config(server.url, api_key_env="SHREDFOLD_TEST_KEY")).complete(request())
+        OpenAICompatible(config(server.url, api_key_env="SHREDFOLD_TEST_API_KEY")).complete(request())
     # The server echoed the key back in its 401 body, as some providers do.
     assert "HTTP 401" in str(err.value) and "***" in str(err.value)
     assert sentinel not in str(err.value) and sentinel not in repr(err.value.args)
@@ -219,7 +230,8 @@ def test_requests_per_minute_pace_the_calls_retries_included(loopback) -> None:
     server = loopback(faults="503", retry_after_s=0.0)
     adapter = OpenAICompatible(config(server.url, requests_per_minute=240, max_concurrency=8))
     with ThreadPoolExecutor(8) as pool:
-        list(pool.map(adapter.complete, [request(i) for i in range(4)]))
+        answers = list(pool.map(adapter.complete, [request(i) for i in range(4)]))
+    assert len(answers) == 4 and all(a.text.endswith("[2 images]") for a in answers)  # each answered
     starts = sorted(e["t0"] for e in log_of(server))
     # 4 calls × (503 + success) = 8 attempts at 4 a second after a burst of 4: ≥ 1 s.
     assert len(starts) == 8 and starts[-1] - starts[0] >= 0.9

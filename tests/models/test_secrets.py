@@ -13,7 +13,7 @@ import pytest
 
 from shredfold.calls import ModelCallError
 from shredfold.models.openai_compat import MissingApiKeyError, OpenAICompatible
-from shredfold.models.secrets import MIN_PREFIX, excerpt, scrub, scrub_answer
+from shredfold.models.secrets import MIN_PREFIX, MIN_RUN, excerpt, scrub, scrub_answer
 from shredfold.prompts.shred import build_request
 from shredfold.spec import ModelConfig
 
@@ -21,8 +21,15 @@ KEY = "sk-probe-SENTINEL-0123456789abcdefghijklmnop"
 
 
 def leaked(text: str, key: str = KEY) -> bool:
-    """Whether the key, or any start of it of MIN_PREFIX characters or more, is in ``text``."""
-    return any(key[:k] in text for k in range(MIN_PREFIX, len(key) + 1))
+    """Whether ``text`` holds any start of the key of MIN_PREFIX characters or more, or any
+    run of MIN_RUN characters of it from anywhere in the key."""
+    starts = any(key[:k] in text for k in range(MIN_PREFIX, len(key) + 1))
+    return starts or any(key[i : i + MIN_RUN] in text for i in range(len(key) - MIN_RUN + 1))
+
+
+# What a server may echo of the key: all of it, or a part (the issue's probe: all but the
+# first five characters), starting anywhere.
+PARTS = [KEY, KEY[5:], KEY[9:], KEY[3:-3], KEY[12 : 12 + MIN_RUN], KEY[:MIN_PREFIX]]
 
 
 # ---------------------------------------------------------------- the pure functions
@@ -37,6 +44,15 @@ def test_scrub_masks_the_key_and_every_start_of_it() -> None:
     assert scrub("nothing here", KEY) == "nothing here" and scrub("x", None) == "x"
 
 
+def test_scrub_masks_every_run_of_eight_characters_from_anywhere_in_the_key() -> None:
+    assert scrub(f"key starts {KEY[5:]} ends", KEY) == "key starts *** ends"
+    for part in PARTS:
+        for text in (part, f"<{part}>", f"{part} and {part[::-1]} and {part}"):
+            assert not leaked(scrub(text, KEY)), (part, scrub(text, KEY))
+    # seven characters from the middle are not a leak, and are left alone
+    assert scrub(f"a {KEY[12:19]} b", KEY) == f"a {KEY[12:19]} b"
+
+
 def test_masking_cannot_spell_the_key_again() -> None:
     key = "abc***abc***xyz"  # a key that contains the mask itself
     for text in [key, "abc" + key, key[:6] + key, "abc***" + key + "abc***"]:
@@ -45,9 +61,22 @@ def test_masking_cannot_spell_the_key_again() -> None:
 
 def test_an_excerpt_cut_anywhere_keeps_no_start_of_the_key() -> None:
     for at in range(0, 401):
-        for body in ("x" * at + KEY + " y" * 200, "x" * at + KEY + KEY[:20]):
+        for body in ("x" * at + KEY + " y" * 200, "x" * at + KEY + KEY[:20], "x" * at + KEY[5:] + " y" * 200):
             cut = excerpt(body, KEY, 300)
             assert len(cut) <= 300 and not leaked(cut), at
+
+
+def test_an_excerpt_is_the_start_of_the_scrubbed_text_wherever_the_key_falls() -> None:
+    # A key straddling the cut is masked whole: the excerpt shows "***" where it began and
+    # keeps no fragment of it, as if the whole reply had been scrubbed and then cut. (Scrub
+    # only up to the cut and the first characters of the key survive at its end.)
+    for at in range(250, 320):
+        for part in (KEY, KEY[5:], KEY[:MIN_PREFIX + 1]):
+            body = "x" * at + part + " y" * 200
+            assert excerpt(body, KEY, 300) == scrub(body, KEY)[:300].strip(), (at, part)
+    # many keys in a row shrink the masked window: it is widened until it covers the cut
+    body = " ".join([KEY] * 40) + " tail"
+    assert excerpt(body, KEY, 100) == scrub(body, KEY)[:100].strip()
 
 
 def test_placeholder_keys_leave_answers_alone() -> None:
@@ -66,6 +95,7 @@ class Echoer(ThreadingHTTPServer):
     status = 503
     at = 0
     kind = "error"  # "error": plain body; "answer": a 200 chat.completion echoing the key
+    echo = None  # what the answer says, made from the key it was sent (default: the key at `at`)
 
 
 class _EchoHandler(BaseHTTPRequestHandler):
@@ -80,6 +110,8 @@ class _EchoHandler(BaseHTTPRequestHandler):
         self.rfile.read(int(self.headers["Content-Length"]))
         key = self.headers["Authorization"].removeprefix("Bearer ")
         text = "x" * self.server.at + key + " and more" * 40
+        if self.server.echo is not None:
+            text = self.server.echo(key)
         if self.server.kind == "answer":
             body = json.dumps({
                 "model": f"served {key}",
@@ -140,6 +172,26 @@ def test_an_error_body_echoing_the_key_at_any_offset_leaks_none_of_it(
     assert not leaked(caplog.text)
     if status == 503:
         assert "retrying" in caplog.text  # the retry lines were logged, and scrubbed
+
+
+@pytest.mark.parametrize("part", PARTS[1:4])
+def test_an_answer_echoing_part_of_the_key_stores_none_of_it(
+    echoer: Echoer, monkeypatch: pytest.MonkeyPatch, tmp_path, part: str
+) -> None:
+    from shredfold.models.asker import CachedAsker
+    from shredfold.store import Store
+
+    echoer.kind, echoer.echo = "answer", lambda key: f"key starts {part} ends"
+    model = adapter(echoer, monkeypatch)
+    store = Store(tmp_path / "store")
+    asker = CachedAsker("probe", model.config, model.identity(), store, model=model)
+    try:
+        answer = asker.ask(REQUEST)
+    finally:
+        asker.close()
+    assert answer.text == "key starts *** ends"
+    stored = [p for p in (tmp_path / "store").rglob("*") if p.is_file()]
+    assert stored and not any(leaked(p.read_text(errors="replace")) for p in stored)
 
 
 def test_an_answer_echoing_the_key_leaks_none_of_it(echoer: Echoer, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,7 +18,7 @@ M = ff.manifest()
 
 def test_a_file_is_known_by_its_bytes_as_the_pinned_file_or_a_later_revision(shared_dir: Path) -> None:
     matches = [M.identify(p.read_bytes()) for p in sorted((shared_dir / "flat-folder" / "instagram").glob("*.fold"))]
-    assert all(m is not None for m in matches)
+    assert matches and all(m is not None for m in matches)  # all() over no files would pass
     revised = [m for m in matches if m is not None and m.revision is not None]
     assert (len(matches) - len(revised), len(revised)) == (181, 19)
     medal = next(m for m in revised if m.entry.name == "013_mitanioripa_Medal.fold")

@@ -257,7 +257,10 @@ def test_the_spec_domains_and_granularities_filter_the_data(tmp_path: Path) -> N
     folder_set(tmp_path / "set")
     plan = make_plan(load_spec(spec(tmp_path, "  samples: {folder: set}\n  domains: [table]\n")))
     assert [dict(s.labels) for s in plan.item_sets.values()] == [{"domain": "table", "n": 3}]
-    with pytest.raises(OutsideSetError, match=r"the spec asks for N 8 but the set has none \(it has 2, 3\)"):
+    from shredfold.spec import SpecError
+
+    # named after the setting that asks for it, with its line
+    with pytest.raises(SpecError, match=r"spec.yaml:\d+: shred.granularities: .*set: the spec asks for N 8 but the set has none \(it has 2, 3\)"):
         make_plan(load_spec(spec(tmp_path, "  samples: {folder: set}\n  granularities: [2, 8]\n")))
 
 

@@ -68,6 +68,7 @@ def test_rotated_pieces_go_back_with_their_poses(page: np.ndarray, n: int) -> No
 def test_angles_within_bounds_and_alpha_is_the_piece(page: np.ndarray) -> None:
     polys = cut(W, H, 8, np.random.default_rng(6), 3.0)
     pieces = cut_pieces(page, polys, np.random.default_rng(7), max_rotation=30.0)
+    assert len(pieces) == len(polys) == 8  # a loop over no pieces would pass
     for piece, poly in zip(pieces, polys, strict=True):
         assert -30.0 <= piece.angle <= 30.0
         img = piece.image

@@ -17,7 +17,7 @@ from shredfold.server import ChatServer, answered_twice, read_log
 from shredfold.spec import ModelConfig
 from shredfold.stages.query import run_query
 from shredfold.store import Store
-from tests.models.samples import http_model, write_model, write_spec
+from tests.models.samples import ITEMS, http_model, write_model, write_spec
 
 
 def plan_for(work: Path, url: str, **over: object) -> Plan:
@@ -78,6 +78,7 @@ def test_failed_calls_are_errors_not_answers_and_are_asked_again(work, oracle) -
     plan = plan_for(work, failing.url, max_attempts=2)
     manifests = query_all(plan, work)
     rows = [row for m in manifests for row in m["items"]]
+    assert len(rows) == ITEMS  # all() over no rows would pass
     assert all(r["response"] is None and "after 2 attempt(s): HTTP 500" in r["error"] for r in rows)
     assert list(Store(work / "results" / "store").keys(RESPONSE_STAGE)) == []
     assert len(requests_seen(failing)) == 8
@@ -101,9 +102,9 @@ def test_replay_only_fails_before_any_call(work, oracle, monkeypatch) -> None:
 
 def test_a_missing_api_key_fails_the_job_before_any_call(work, oracle, monkeypatch) -> None:
     server = oracle()
-    monkeypatch.delenv("SHREDFOLD_ABSENT_KEY", raising=False)
-    plan = plan_for(work, server.url, api_key_env="SHREDFOLD_ABSENT_KEY")
-    with pytest.raises(MissingApiKeyError, match="SHREDFOLD_ABSENT_KEY"):
+    monkeypatch.delenv("SHREDFOLD_ABSENT_API_KEY", raising=False)
+    plan = plan_for(work, server.url, api_key_env="SHREDFOLD_ABSENT_API_KEY")
+    with pytest.raises(MissingApiKeyError, match="SHREDFOLD_ABSENT_API_KEY"):
         query_all(plan, work)
     assert requests_seen(server) == []
 

@@ -40,10 +40,10 @@ def test_a_key_echoed_across_the_error_cut_reaches_no_file_or_log(work, oracle, 
     # `shredfold serve --api-key-env` echoes a wrong key in its 401 body, about 40 characters
     # in; a long key runs across the adapter's 300-character excerpt.
     key = "sk-PROBE-" + "0123456789abcdef" * 25
-    monkeypatch.setenv("SHREDFOLD_LONG_KEY", key)
+    monkeypatch.setenv("SHREDFOLD_LONG_API_KEY", key)
     server = oracle(api_key="sk-the-right-one")
     caplog.set_level(logging.DEBUG)
-    manifests = query_all(plan_for(work, "probe", server.url, api_key_env="SHREDFOLD_LONG_KEY"), work)
+    manifests = query_all(plan_for(work, "probe", server.url, api_key_env="SHREDFOLD_LONG_API_KEY"), work)
     errors = [row["error"] for m in manifests for row in m["items"]]
     assert len(errors) == 4 and all("HTTP 401" in e and "***" in e for e in errors)
     start = key[:MIN_PREFIX].encode()

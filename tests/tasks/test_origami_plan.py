@@ -44,10 +44,52 @@ def test_every_unusable_design_file_is_named_with_its_cause(tmp_path: Path, fold
     assert "good.fold" not in msg
 
 
-def test_skip_leaves_the_unusable_designs_out(tmp_path: Path, folder: Path) -> None:
-    plan = make_plan(load_spec(spec(tmp_path, f"{{builtin: false, procedural: 0, folder: {folder}, on_invalid: skip}}")))
+def test_skip_leaves_the_unusable_designs_out_and_names_them_on_screen_and_in_the_leaderboard(
+    tmp_path: Path, folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from shredfold.aggregate import Grid, write_tables
+    from shredfold.cli import main
+    from shredfold.stages.build import run_set
+    from shredfold.stages.query import run_query
+    from shredfold.stages.score import run_score
+    from shredfold.store import Store
+
+    path = spec(tmp_path, f"{{builtin: false, procedural: 0, folder: {folder}, on_invalid: skip}}")
+    path.write_text(path.read_text().replace("  mcq_items: 4\n", "  mcq_items: 4\n  step_limit: 1\n  image_size: 64\n"))
+    plan = make_plan(load_spec(path))
     targets = [i.design.id for s in plan.item_sets.values() for i in s.items]
     assert targets == ["folder/good"]
+    (note,) = plan.notes["origami"]
+    assert note.startswith("origami.designs: 2 design file(s) skipped (on_invalid: skip): ")
+    assert "all-mountain.fold: does not fold flat" in note and "broken.fold: " in note and str(tmp_path) not in note
+    assert main(["plan", str(path)]) == 0
+    assert f"note: {note}" in capsys.readouterr().out.splitlines()
+
+    monkeypatch.chdir(tmp_path)  # the jobs, in-process, then the leaderboard
+    store = Store(tmp_path / "results" / "store")
+    for key, s in plan.item_sets.items():
+        run_set(plan, key, s.path, store)
+    for c in plan.cells:
+        run_query(plan, c.query_key, c.query_where, c.query_path, store)
+        run_score(plan, c.score_key, c.score_where, c.query_path, c.score_path, store)
+    write_tables([c.score_path for c in plan.cells], Grid.of(plan), "leaderboard.csv", ["breakdown_origami.csv"])
+    import csv
+
+    (row,) = csv.DictReader(Path("leaderboard.csv").read_text().splitlines())
+    assert row["model"] == "origami-random" and row["notes"] == note
+
+
+def test_no_usable_design_is_an_error_even_when_skipping(tmp_path: Path, folder: Path) -> None:
+    (folder / "good.fold").unlink()
+    with pytest.raises(SpecError) as info:
+        make_plan(load_spec(spec(tmp_path, f"{{builtin: false, procedural: 0, folder: {folder}, on_invalid: skip}}")))
+    msg = str(info.value)
+    assert "spec.yaml:3: origami.designs: no usable design: every one of 2 design file(s) cannot be used" in msg
+    assert "broken.fold" in msg and "all-mountain.fold" in msg
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(SpecError, match="no usable design"):
+        make_plan(load_spec(spec(tmp_path, f"{{builtin: false, procedural: 0, folder: {empty}}}")))
 
 
 def test_too_few_designs_for_multiple_choice_fail_at_plan_time(tmp_path: Path) -> None:

@@ -58,7 +58,7 @@ def test_the_papers_protocol_scores_the_fenced_markdown_against_the_source():
     source = "# Title\n\nFirst paragraph of the *story*.\n"
     s = score_text("```markdown\n# Title\n\nFirst paragraph of the *story*.\n```", source, None, "prose", "en", paper=True)
     assert s["ned_raw"] == 0.0 and s["signature"].startswith("protocol:paper|")
-    assert s["signature"].endswith("ned_raw:lev/maxlen/raw")
+    assert s["signature"].endswith("ned_raw:lev/maxlen/raw/as-asked")
     assert score_text("Title", source, None, "prose", "en")["signature"].startswith("protocol:shredfold|")
 
 
@@ -87,3 +87,32 @@ def test_diagnostics_of_a_real_sample_see_a_perfect_and_an_empty_answer(tmp_path
     pieces = json.loads(perfect["piece_omission"])
     assert len(pieces) == 3 and abs(sum(p["area"] for p in pieces) - 1.0) < 1e-3
     assert sum(p["chars"] for p in pieces) == len("".join(truth.split()))
+
+
+def test_the_oracle_has_ned_raw_0_on_a_real_table_sample_under_both_protocols(tmp_path):
+    # What each prompt asks for: our table prompt HTML (the oracle answers truth.html), the
+    # paper's the document as written (the oracle answers source.txt).
+    from shredfold.corpus.document import Document
+    from shredfold.models.builtin.oracle import Oracle
+    from shredfold.prompts.shred import build_request, paper_request
+    from shredfold.shred.sample import make_sample
+    from shredfold.shred.sample_folder import SAMPLE_STAGE, load_truth
+    from shredfold.spec import ModelConfig, RenderSettings, SynthesisSettings
+    from shredfold.store import Store
+
+    doc = Document(doc_id="t", domain="table", text=(
+        "<table><thead><tr><th>City</th><th>Rain</th></tr></thead>"
+        "<tbody><tr><td>Oslo</td><td>12</td></tr><tr><td>Lima</td><td>3</td></tr></tbody></table>"))
+    store = Store(tmp_path / "store")
+    with store.writing(SAMPLE_STAGE, "ab" * 32) as folder:
+        make_sample(doc, 2, RenderSettings(width=400, margin=16, table_font_size=14), SynthesisSettings(), 0, folder)
+    truth = load_truth(store.object(SAMPLE_STAGE, "ab" * 32))
+    oracle = Oracle(ModelConfig(id="oracle", adapter="oracle"), store)
+    ours = oracle.complete(build_request(kind="table", lang="en", n=2, images=[], composite=False, item="ab" * 32)).text
+    theirs = oracle.complete(paper_request(b"", item="ab" * 32)).text
+    mine = score_text(ours, truth.text, truth.html, "table", "en")
+    paper = score_text(theirs, truth.source, truth.html, "table", "en", paper=True)
+    assert mine["ned"] == 0.0 and mine["teds"] == 1.0 and paper["teds"] == 1.0
+    assert mine["ned_raw"] == 0.0 and paper["ned_raw"] == 0.0
+    # the reading-order text is not what the prompt asked: an answer giving it is no match
+    assert score_text(truth.text, truth.text, truth.html, "table", "en")["ned_raw"] > 0.3

@@ -3,8 +3,6 @@
 import sys
 from pathlib import Path
 
-from snakemake.exceptions import WorkflowError
-
 from shredfold import paths
 from shredfold.aggregate import breakdown_files
 from shredfold.models.endpoints import endpoint_limits, endpoint_resource
@@ -17,7 +15,13 @@ try:
     # The plan may cache costly inputs (the origami design catalogue) in the store.
     _PLANNED = make_plan(load_spec(config["spec"]), Store(paths.STORE), write=True)
 except (SpecError, ValueError) as exc:
-    raise WorkflowError(f"invalid spec: {exc}") from None
+    # What `shredfold plan` says, and nothing else: a WorkflowError would add this file's
+    # name and line, which are of no use to whoever wrote the spec.
+    print(f"spec error: {exc}" if isinstance(exc, SpecError) else f"spec error: {config['spec']}: {exc}", file=sys.stderr)
+    sys.exit(2)
+for _notes in _PLANNED.notes.values():  # what the plan left out (skipped design files, …)
+    for _note in _notes:
+        print(f"note: {_note}", file=sys.stderr)
 # resolve_attempts: a cell whose last query recorded errors gets a new attempt (-rN paths),
 # so failed items are asked again on the next run; paths are relative to the workdir.
 # --config reask_corrupt=true: stored answers that fail their manifests are moved aside and

@@ -35,5 +35,6 @@ rule release:
         archive=paths.RELEASE,
     log:
         paths.RELEASE_LOG,
+    # Shown as well as logged: the digest, and how many items failed and why.
     shell:
-        "{PY} -m shredfold release --spec {SPEC_FILE:q} --out {output.archive:q} > {log:q} 2>&1"
+        "{PY} -m shredfold release --spec {SPEC_FILE:q} --out {output.archive:q} 2>&1 | tee {log:q}"

@@ -43,6 +43,9 @@ FILE_EXTENSIONS: dict[str, tuple[str, ...]] = {d: i.extensions for d, i in DOMAI
 JSONL_KEYS = ("id", "domain", "text", "meta")
 _REQUIRED_KEYS = ("id", "domain", "text")
 
+# A document is one page; reading is bounded whatever a folder holds.
+MAX_DOCUMENT_BYTES = 4 * 2**20
+
 # Folders that tools leave next to sources; never documents.
 _SKIP_DIRS = frozenset({"__pycache__"})
 
@@ -217,11 +220,13 @@ def load_folder(path: str | os.PathLike[str]) -> list[Document]:
     root = Path(path)
     if not root.is_dir():
         raise CorpusError(f"{root}: not a folder")
+    real = root.resolve()
     docs: list[Document] = []
     origin: dict[str, Path] = {}
     for entry in sorted(root.iterdir()):
         if entry.name.startswith("."):
             continue
+        _check_link(entry, real, root)
         if not entry.is_dir():
             raise CorpusError(
                 f"{entry}: documents must be inside a domain sub-folder ({', '.join(DOMAINS)})"
@@ -235,10 +240,17 @@ def load_folder(path: str | os.PathLike[str]) -> list[Document]:
         for dirpath, dirnames, filenames in os.walk(entry):
             # Prune in place so os.walk never descends into hidden or tool folders.
             dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS]
+            for d in dirnames:
+                if (Path(dirpath) / d).is_symlink():  # os.walk would pass it by in silence
+                    _check_link(Path(dirpath) / d, real, root)
+                    raise CorpusError(f"{Path(dirpath) / d}: a link to a folder; put the folder itself in the corpus")
             for name in filenames:
                 if name.startswith("."):
                     continue
                 file = Path(dirpath) / name
+                _check_link(file, real, root)
+                if not file.is_file():
+                    raise CorpusError(f"{file}: not a regular file")
                 suffix = _suffix(name)
                 if suffix not in allowed:
                     raise CorpusError(
@@ -251,12 +263,22 @@ def load_folder(path: str | os.PathLike[str]) -> list[Document]:
                     raise CorpusError(f"{file}: same document id {doc_id!r} as {origin[doc_id]}")
                 origin[doc_id] = file
                 try:
-                    raw = file.read_bytes()
+                    with open(file, "rb") as fh:
+                        raw = fh.read(MAX_DOCUMENT_BYTES + 1)
                 except OSError as exc:
                     raise CorpusError(f"{file}: cannot read: {exc.strerror}") from None
+                if len(raw) > MAX_DOCUMENT_BYTES:
+                    raise CorpusError(f"{file}: larger than {MAX_DOCUMENT_BYTES:,} bytes (a document is one page)")
                 text = decode_text(raw, str(file))
                 docs.append(make_document(doc_id, domain, text, "folder", str(file), suffix))
     return sorted(docs, key=lambda d: d.doc_id)
+
+
+def _check_link(entry: Path, real_root: Path, root: Path) -> None:
+    """A link in a corpus folder must stay inside it: one to ``/etc/passwd`` would put that
+    file's content into the samples, the plan and the release."""
+    if entry.is_symlink() and not entry.resolve().is_relative_to(real_root):
+        raise CorpusError(f"{entry}: a link that leaves the corpus folder {root} (to {entry.resolve()}); refused")
 
 
 # ---------------------------------------------------------------- JSONL

@@ -87,6 +87,9 @@ def request_scraps(images: Sequence[bytes], max_pixels: int = MAX_PIXELS,
         except (OSError, ValueError, Image.DecompressionBombError) as exc:
             raise ValueError(f"image {k + 1} is not a readable image ({exc})") from exc
         if rgba[..., 3].min() < 255:
+            if rgba.shape[0] * rgba.shape[1] > max_pixels:  # a guard; models bound requests first
+                f = (max_pixels / (rgba.shape[0] * rgba.shape[1])) ** 0.5
+                rgba = cv2.resize(rgba, (max(1, int(rgba.shape[1] * f)), max(1, int(rgba.shape[0] * f))), interpolation=cv2.INTER_AREA)
             out.append(rgba)
             photo.append(None)
             continue

@@ -161,7 +161,8 @@ def ned(pred: str, ref: str, kind: Kind) -> float:
     return _ned(p, r)
 
 
-RAW_NED_SIGNATURE = "ned_raw:lev/maxlen/raw"
+# as-asked: against the truth in the format the prompt asked for (tables: HTML)
+RAW_NED_SIGNATURE = "ned_raw:lev/maxlen/raw/as-asked"
 
 
 def ned_raw(pred: str, ref: str) -> float:

@@ -56,6 +56,12 @@ def answer_meta(rkey: str, r: Response, cached: bool) -> dict[str, Any]:
     }
 
 
+def billed_unreadable(exc: ModelCallError) -> bool:
+    """An HTTP 200 whose body could not be used: billed, and asked again only
+    ``retry_malformed`` times."""
+    return exc.status == 200 and not exc.transient
+
+
 class CachedAsker:
     """Answers requests from the response cache, calling the model only for new ones."""
 
@@ -102,14 +108,26 @@ class CachedAsker:
             raise ReplayOnlyError(f"{self.name}: request {rkey[:12]} is not cached (replay-only)")
         model = self.model()
         budget = self.budget
-        ticket = budget.reserve(request, rkey) if budget is not None else None
-        t0 = time.perf_counter()
-        try:
-            response = model.complete(request)
-        except ModelCallError as exc:
-            if budget is not None and ticket is not None:
-                budget.failed(ticket, exc)
-            raise
+        tries = 1 + self.config.retry_malformed
+        for attempt in range(1, tries + 1):
+            # Each call is reserved and settled on its own: an unreadable 200 was billed.
+            ticket = budget.reserve(request, rkey) if budget is not None else None
+            t0 = time.perf_counter()
+            try:
+                response = model.complete(request)
+                break
+            except ModelCallError as exc:
+                if budget is not None and ticket is not None:
+                    budget.failed(ticket, exc)
+                if not billed_unreadable(exc):
+                    raise
+                if attempt == tries:
+                    raise ModelCallError(
+                        f"{exc} (a 200 whose body could not be read, {tries} time(s): retry_malformed is "
+                        f"{self.config.retry_malformed})", transient=False, status=200,
+                    ) from None  # fmt: skip
+                log.warning("%s: request %s: %s; asking again (retry_malformed: %d)",
+                            self.name, rkey[:12], exc, self.config.retry_malformed)  # fmt: skip
         if not response.latency_s:
             response.latency_s = time.perf_counter() - t0
         store_response(self.store, rkey, self.identity, request, response)

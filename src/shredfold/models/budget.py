@@ -1,7 +1,9 @@
 """Spend before it is spent: a model's ``budget_usd``, kept in a ledger every job shares.
 
-Each model's spend is an append-only ledger, ``<store>/.spend/<model id>.jsonl``, one JSON
-object a line. Before a call, the asker *reserves* the call's worst case (its estimated input
+Each priced model's spend is an append-only ledger, ``<store>/.spend/<model id>.jsonl``, one
+JSON object a line, kept whether or not it has a budget (without one nothing is refused). Every
+call is recorded on its own, so a request asked again after an unreadable 200 is counted
+twice, as a provider bills it. Before a call, the asker *reserves* the call's worst case (its estimated input
 and ``max_tokens`` output, :func:`~shredfold.models.accounting.worst_case_usd`); the check
 "recorded spend + this reservation ≤ budget" and the reservation itself happen under an
 exclusive ``flock`` on the ledger, so parallel jobs (separate processes, one per cell) never
@@ -27,6 +29,7 @@ import fcntl
 import io
 import json
 import logging
+import math
 import os
 import threading
 import time
@@ -190,16 +193,15 @@ class Budget:
     stop at the first call that would not fit (every later call of the job is refused too)."""
 
     def __init__(self, config: ModelConfig, ledger: SpendLedger) -> None:
-        assert config.budget_usd is not None
-        self.config, self.ledger, self.cap = config, ledger, config.budget_usd
+        self.config, self.ledger = config, ledger
+        self.cap = config.budget_usd if config.budget_usd is not None else math.inf
         self._lock = threading.Lock()
         self._stopped: str | None = None
 
     @classmethod
     def of(cls, config: ModelConfig, store: Store) -> Budget | None:
-        """The model's budget, or None when it has none or costs nothing (nothing to record)."""
-        if config.budget_usd is None:
-            return None
+        """The model's ledger and budget (no cap without ``budget_usd``: every call of a
+        priced model is recorded all the same), or None when it costs nothing."""
         if config.price_input_per_mtok == 0 and config.price_output_per_mtok == 0:
             return None
         return cls(config, SpendLedger(ledger_path(store, config.id)))

@@ -299,19 +299,24 @@ class OpenAICompatible(AdapterBase):
             import httpx
 
             t0 = time.perf_counter()
+            status = 0
             try:
                 with client.stream("POST", "chat/completions", content=payload, headers=headers) as reply:
                     status = reply.status_code
                     content = self._read(reply, t0, MAX_ERROR_BYTES if status != 200 else None)
                     retry_after = parse_retry_after(reply.headers.get("Retry-After"))
                     encoding = reply.encoding or "utf-8"
-            except httpx.TimeoutException as exc:
-                raise RetryableError(
-                    f"timeout ({type(exc).__name__}) after {self.config.timeout_s:g}s"
-                ) from None
-            except httpx.RemoteProtocolError as exc:
-                raise RetryableError(scrub(f"truncated or broken response: {exc}", key)) from None
-            except httpx.TransportError as exc:
+            except (httpx.TimeoutException, httpx.TransportError) as exc:
+                if status == 200:
+                    # An answer cut off (or stalled) after its 200: billed, and asked again
+                    # only as the model file says (retry_malformed, in the cached asker).
+                    raise ModelCallError(
+                        scrub(f"body cut off (HTTP 200): {type(exc).__name__}: {exc}", key), transient=False, status=200
+                    ) from None
+                if isinstance(exc, httpx.TimeoutException):
+                    raise RetryableError(f"timeout ({type(exc).__name__}) after {self.config.timeout_s:g}s") from None
+                if isinstance(exc, httpx.RemoteProtocolError):
+                    raise RetryableError(scrub(f"truncated or broken response: {exc}", key)) from None
                 raise RetryableError(
                     scrub(f"connection error: {type(exc).__name__}: {exc}", key)
                 ) from None
@@ -327,10 +332,13 @@ class OpenAICompatible(AdapterBase):
             try:
                 return ChatCompletion.model_validate_json(content), latency
             except ValidationError as exc:
+                # Not retried here: a provider bills a 200 whatever its body, so asking again
+                # is the model file's choice (retry_malformed, applied by the cached asker,
+                # which records each in the spend ledger).
                 first = exc.errors()[0]
                 where = ".".join(str(p) for p in first["loc"]) or "body"
-                raise RetryableError(
-                    scrub(f"malformed body (HTTP 200): {where}: {first['msg']}", key), status=200
+                raise ModelCallError(
+                    scrub(f"malformed body (HTTP 200): {where}: {first['msg']}", key), transient=False, status=200
                 ) from None
 
         def on_retry(attempt: int, exc: ModelCallError, wait: float) -> None:

@@ -17,24 +17,20 @@ always refused, with both hashes.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
 import tarfile
 import tempfile
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+from shredfold.download import FetchError, download
 from shredfold.origami_bench.flat_folder import MARKER, Manifest, default_folder, manifest
 from shredfold.store import file_mode, sha256_bytes, sha256_file
 
 CODELOAD = "https://codeload.github.com/origamimagiro/flat-folder/tar.gz/{commit}"
-SCHEMES = ("https", "http", "file")
-TIMEOUT_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -46,10 +42,6 @@ class Caps:
     member_bytes: int = 64 << 20
     total_bytes: int = 8 << 30  # everything the stream decompresses: bounds a gzip bomb
     members: int = 200_000
-
-
-class FetchError(Exception):
-    """Why a fetch was refused; one message naming the file or member and the cause."""
 
 
 @dataclass
@@ -240,28 +232,7 @@ def _write_folder(target: Path, contents: Contents, meta: dict[str, object]) -> 
             shutil.rmtree(old, ignore_errors=True)
 
 
-# ---------------------------------------------------------------- downloading
-
-
-def _download(url: str, dest: IO[bytes], caps: Caps) -> str:
-    """Copy ``url`` into ``dest`` (bounded); its SHA-256."""
-    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
-    if scheme not in SCHEMES:
-        raise FetchError(f"{url}: not an {', '.join(SCHEMES)} URL")
-    h = hashlib.sha256()
-    size = 0
-    try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT_S) as resp:  # noqa: S310 - scheme checked above
-            for chunk in iter(lambda: resp.read(1 << 20), b""):
-                size += len(chunk)
-                if size > caps.download_bytes:
-                    raise FetchError(f"{url}: refused: larger than {caps.download_bytes} bytes")
-                h.update(chunk)
-                dest.write(chunk)
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise FetchError(f"{url}: download failed ({reason})") from None
-    return h.hexdigest()
+# ---------------------------------------------------------------- fetching
 
 
 def fetch(
@@ -277,7 +248,7 @@ def fetch(
         return Report(target, total, total, {}, (), (), changed=False)
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryFile(dir=target.parent, prefix=f".{target.name}.download.") as fh:
-        archive_sha = _download(url, fh, caps)
+        archive_sha = download(url, fh, caps.download_bytes)
         fh.seek(0)
         contents = read_archive(fh, m, caps, where=url)
     if not contents.files:

@@ -15,7 +15,6 @@ defaulting to ``$XDG_CACHE_HOME/shredfold`` and then ``~/.cache/shredfold``.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -24,10 +23,10 @@ from typing import Any
 
 import yaml
 
+from shredfold.download import CACHE_ENV, cache_root
 from shredfold.store import sha256_bytes
 
 MARKER = ".shredfold-flat-folder.json"  # written by `designs fetch`; says the folder is its own
-CACHE_ENV = "SHREDFOLD_CACHE"
 
 
 @dataclass(frozen=True)
@@ -127,13 +126,6 @@ def tier(vertices: int, creases: int) -> str:
     if vertices <= easy["vertices_at_most"] and creases <= easy["creases_at_most"]:
         return "easy"
     return "medium"
-
-
-def cache_root() -> Path:
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "shredfold"
 
 
 def default_folder() -> Path:

@@ -84,7 +84,7 @@ from shredfold.shred.modes import (
     blender_params,
 )
 from shredfold.shred.pieces import Piece
-from shredfold.shred.synth import Compositing, Scrap, register
+from shredfold.shred.synth import Compositing, Scrap, TableTop, register
 from shredfold.spec import BlenderSettings, SynthesisSettings
 
 if TYPE_CHECKING:
@@ -286,6 +286,8 @@ class BlenderSynthesizer(Compositing):
 
     def scraps(self, pieces: Sequence[Piece], rng: np.random.Generator) -> list[Scrap]:
         s = self.settings
+        if s.paper_scene:
+            return self._paper_scraps(pieces, rng)
         azimuth = s.light_azimuth
         if azimuth is None:
             azimuth = round(float(rng.uniform(0.0, 360.0)), 6)
@@ -309,6 +311,40 @@ class BlenderSynthesizer(Compositing):
             len(pieces), time.perf_counter() - t0, s.preset, azimuth,
         )
         return out
+
+    # ---------------------------------------------------------------- preset paper
+
+    def _paper_scraps(self, pieces: Sequence[Piece], rng: np.random.Generator) -> list[Scrap]:
+        """The authors' scene (:mod:`.blender_paper`): all pieces in one rendered frame; each
+        scrap is cut out of it, and :meth:`table_top` returns the frame itself."""
+        from shredfold.shred.blender_paper import render_frame, scrap_of
+
+        try:
+            import shredfold.shred.blender_paper_scene  # noqa: F401  (bpy, before the lock)
+        except ImportError as exc:
+            raise RuntimeError(
+                "blender mode needs the bpy module (pinned in pyproject.toml; "
+                f"`bash scripts/setup.sh` installs it): {exc}"
+            ) from exc
+        with _lock:
+            frame = render_frame(pieces, rng, self.settings.quality(), _threads())
+        out = [scrap_of(frame, k) for k in range(len(pieces))]
+        self._frame = (frame, {id(sc): k for k, sc in enumerate(out)})
+        return out
+
+    def table_top(
+        self, scraps: Sequence[Scrap], rng: np.random.Generator, settings: SynthesisSettings
+    ) -> TableTop:
+        if not self.settings.paper_scene:
+            return super().table_top(scraps, rng, settings)
+        from shredfold.shred.blender_paper import table_top_of
+
+        frame, index = getattr(self, "_frame", (None, {}))
+        try:
+            order = [index[id(sc)] for sc in scraps]
+        except KeyError:
+            raise ValueError("preset paper: table_top takes the scraps of this synthesizer's last frame") from None
+        return table_top_of(frame, order)
 
     def _scrap(self, sc: Scene, piece: Piece, azimuth: float, rng: np.random.Generator) -> Scrap:
         s = self.settings

@@ -3,7 +3,9 @@ cached Pillow fonts (Pillow is imported only to draw).
 
 Text is laid out with Pillow's BASIC engine on purpose: RAQM pulls in system FriBiDi and
 HarfBuzz builds that differ between machines, while BASIC depends only on FreeType, which the
-pinned Pillow wheel bundles. None of our scripts needs complex shaping.
+pinned Pillow wheel bundles. None of our scripts needs complex shaping. (The paper style,
+:mod:`shredfold.shred.paper`, shapes with its own pinned HarfBuzz and rasterises with its own
+pinned FreeType, as Chrome does; it uses Pillow only for the faces' vertical metrics.)
 """
 
 from __future__ import annotations
@@ -21,9 +23,15 @@ from shredfold.versions import recorded_sha256
 if TYPE_CHECKING:
     from PIL import ImageFont
 
-Role = Literal["prose", "prose_bold", "mono", "cjk", "cjk_bold"]
+Role = Literal[
+    "prose", "prose_bold", "mono", "cjk", "cjk_bold",
+    # The paper style (:mod:`shredfold.shred.paper`): the faces Chrome set the authors' pages in.
+    "serif", "serif_bold", "serif_italic", "serif_bold_italic",
+    "mono_bold", "mono_italic", "mono_bold_italic", "cjk_fallback",
+]  # fmt: skip
 
 DEJAVU_DIR = Path("/usr/share/fonts/truetype/dejavu")
+NOTO_DIR = Path("/usr/share/fonts/opentype/noto")
 CJK_PACKAGE = "manimgx_fonts_cjk"
 CJK_FILE = "NotoSansCJK-VF.otf.ttc"
 
@@ -49,11 +57,15 @@ class FontFile:
                     f"font {self.file} not found: the Python package {CJK_PACKAGE!r} is not "
                     f"installed ({self.provider})"
                 ) from None
+        if "fonts-noto-cjk" in self.provider:
+            return NOTO_DIR / self.file
         return DEJAVU_DIR / self.file
 
 
 _DEJAVU = "Debian package fonts-dejavu-core (apt-get install fonts-dejavu-core)"
+_DEJAVU_EXTRA = "Debian package fonts-dejavu-extra (apt-get install fonts-dejavu-extra)"
 _NOTO = "pip package manimgx-fonts-cjk (pip install manimgx-fonts-cjk)"
+_NOTO_DEBIAN = "Debian package fonts-noto-cjk (apt-get install fonts-noto-cjk)"
 
 FONTS: dict[Role, FontFile] = {
     "prose": FontFile("prose", _DEJAVU, "DejaVuSans.ttf"),
@@ -63,6 +75,24 @@ FONTS: dict[Role, FontFile] = {
     # Thin, so the weight must be chosen by name.
     "cjk": FontFile("cjk", _NOTO, CJK_FILE, index=2, variation="Regular"),
     "cjk_bold": FontFile("cjk_bold", _NOTO, CJK_FILE, index=2, variation="Bold"),
+    # The paper style. The authors' CSS asks for 'Times New Roman', 'SimSun', serif and, for
+    # code, monospace; their machine had none of the named faces, so Chrome set their pages
+    # in fontconfig's serif and monospace: DejaVu Serif and DejaVu Sans Mono (their released
+    # composites break lines exactly where DejaVu Serif does). Italics are the real faces
+    # (fonts-dejavu-extra), which Chrome prefers to slanting the upright one.
+    "serif": FontFile("serif", _DEJAVU, "DejaVuSerif.ttf"),
+    "serif_bold": FontFile("serif_bold", _DEJAVU, "DejaVuSerif-Bold.ttf"),
+    "serif_italic": FontFile("serif_italic", _DEJAVU_EXTRA, "DejaVuSerif-Italic.ttf"),
+    "serif_bold_italic": FontFile("serif_bold_italic", _DEJAVU_EXTRA, "DejaVuSerif-BoldItalic.ttf"),
+    "mono_bold": FontFile("mono_bold", _DEJAVU, "DejaVuSansMono-Bold.ttf"),
+    "mono_italic": FontFile("mono_italic", _DEJAVU_EXTRA, "DejaVuSansMono-Oblique.ttf"),
+    "mono_bold_italic": FontFile("mono_bold_italic", _DEJAVU_EXTRA, "DejaVuSansMono-BoldOblique.ttf"),
+    # Chinese has no glyph in any face the CSS names, so Chrome falls back per character to
+    # what fontconfig offers for it. With Debian's Noto CJK installed (serif and sans, both
+    # weights) headless Chromium picks the first face of the sans Regular collection,
+    # "Noto Sans CJK JP", for every weight and family (bold is made by thickening its
+    # strokes), not Noto Serif CJK: its fallback query names neither the family nor the weight.
+    "cjk_fallback": FontFile("cjk_fallback", _NOTO_DEBIAN, "NotoSansCJK-Regular.ttc", index=0),
 }
 
 
@@ -75,13 +105,23 @@ def font_path(role: Role) -> Path:
     return path
 
 
-def font_roles(doc: Document) -> tuple[Role, ...]:
+def font_roles(doc: Document, style: str = "shredfold") -> tuple[Role, ...]:
     """The fonts a document's page is drawn with (their hashes go into the sample key)."""
+    if style == "paper":
+        return PAPER_ROLES
     if doc.kind == "code":
         return ("mono",)
     if doc.lang == "zh":
         return ("cjk", "cjk_bold")
     return ("prose", "prose_bold")
+
+
+# Any page of the paper style may use any of them: a code listing holds Chinese comments, a
+# news story inline code, a table bold headers.
+PAPER_ROLES: tuple[Role, ...] = (
+    "serif", "serif_bold", "serif_italic", "serif_bold_italic",
+    "mono", "mono_bold", "mono_italic", "mono_bold_italic", "prose", "cjk_fallback",
+)  # fmt: skip
 
 
 CJK_DIST = "manimgx-fonts-cjk"
@@ -105,7 +145,7 @@ def font_hashes(roles: tuple[Role, ...] | list[Role]) -> dict[str, str]:
 
 
 @functools.cache
-def load_font(role: Role, size: int) -> ImageFont.FreeTypeFont:
+def load_font(role: Role, size: float) -> ImageFont.FreeTypeFont:
     """A cached Pillow font; callers must not change its variation (the cache shares it)."""
     from PIL import ImageFont
 

@@ -4,8 +4,9 @@ Derived from what a sample already records (its document and render settings, in
 by running the renderer's own layout (:func:`shredfold.shred.render.page_runs`) with the
 same pinned fonts: no texture is made and nothing is drawn, and samples need not store
 anything new (their version and keys are unchanged). A character's box spans its advance
-(Pillow's ``getlength`` of the line up to and including it, so kerning is counted) and the
-font's ascent and descent around the baseline.
+(the run's own character edges where it gives them, as a shaped or justified line does;
+else Pillow's ``getlength`` of the line up to and including it, so kerning is counted) and
+the font's ascent and descent around the baseline.
 
 The characters are NFKC-normalised one by one and whitespace is dropped, so the sequence is
 the "skeleton" of the scored text: what :func:`skeleton` makes of the truth (and of an
@@ -53,15 +54,19 @@ def page_glyphs(doc: Document, settings: RenderSettings) -> PageGlyphs:
     lines: list[int] = []
     words: list[int] = []
     word = -1
+    after_word = False  # the previous character continues a word
+    joint = (-1.0, -1.0)  # where the previous run ended: (x, baseline)
     for run in runs:
         font = load_font(run.role, run.size)
         ascent, descent = font.getmetrics()
         top, bottom = run.baseline - ascent, run.baseline + descent
+        if abs(run.x - joint[0]) > 0.5 or run.baseline != joint[1]:
+            after_word = False  # a word goes on into a run only where the last one ended
         prev_end = 0.0
-        after_word = False  # the previous character continues a word
         for i, ch in enumerate(run.text):
-            end = font.getlength(run.text[: i + 1])
-            x0, x1 = run.x + prev_end, run.x + end
+            end = run.edges[i + 1] if run.edges is not None else font.getlength(run.text[: i + 1])
+            start = run.edges[i] if run.edges is not None else prev_end
+            x0, x1 = run.x + start, run.x + end
             prev_end = end
             wordy = _word_char(ch)
             # A CJK character is a word of its own (as ROUGE-L's tokens are); a run of
@@ -78,6 +83,7 @@ def page_glyphs(doc: Document, settings: RenderSettings) -> PageGlyphs:
                     boxes.append((x0, top, x1, bottom))
                     lines.append(run.line)
                     words.append(word if wordy else -1)
+        joint = (run.x + prev_end, run.baseline)
     return PageGlyphs(
         chars="".join(chars),
         boxes=np.asarray(boxes, dtype=np.float64).reshape(-1, 4),

@@ -92,7 +92,61 @@ def bpy_version() -> str:
     return version("bpy")
 
 
+# ---------------------------------------------------------------- the authors' scene (preset paper)
+
+PAPER_VERSION = 1
+# Their blenderprocess_.py, value for value (names as theirs where they have one).
+PAPER_SCENE: dict[str, Any] = {
+    "resolution": 4096,  # px, square frame
+    "pixels_per_meter": 500.0,  # page px per Blender unit
+    "cuts": 40,  # subdivisions of each piece's rectangle
+    "thickness": 0.002,  # Solidify, m (offset -1: the sheet grows downwards)
+    "subsurf": 2,
+    "marble": {"strength": 0.15, "noise_scale": 1.5},  # Displace, along normals
+    "musgrave": {"strength": 0.02, "noise_scale": 8.0},
+    "field_offset": 100.0,  # m: each piece reads both fields from its own random offset
+    "mask_threshold": 0.9,  # mask > this is paper, else transparent
+    "packing_downsample": 0.1,
+    "packing_padding": 30,  # px, dilation of each mask on the packing grid
+    "packing_step": 4,  # cells between tried positions
+    "packing_area_share": 0.5,  # the packing square holds the masks at this density
+    "height": (0.01, 0.05),  # m above the origin, uniform per piece
+    "camera_height": 20.0,
+    "camera_margin": 1.05,  # ortho scale = largest side of the pieces' box x this
+    "light_energy": 15000.0,  # W, square area light
+    "light_height": 15.0,
+    "light_size": 1.5,  # x ortho scale
+    "ground_albedo": 0.05,  # Principled, roughness 1, otherwise Blender's defaults
+    "ground_z": -0.1,
+    "ground_size": 3.0,  # x ortho scale
+    "world": 0.05087608844041824,  # the factory startup file's grey world (their scene kept it)
+    "view_transform": "AgX",  # the factory default, which their renders went through
+    "bounces": {"max": 32, "diffuse": 8, "glossy": 8, "transparent": 128},
+    "light_tree": True,
+    "pad": 2,  # px of the page around each piece's box (their crop)
+}
+PAPER_FILTER = 0.01  # px: the lighting pass samples pixel centres (see blender_paper)
+PAPER_LIGHT_SMOOTH = 1.0  # lighting-pass px: Gaussian within each surface before upsampling
+PAPER_ALBEDO = 0.85  # linear albedo of the flat sheet in the lighting pass
+PAPER_FIREFLY = 1.5  # a lighting-pass pixel is held to this x its neighbourhood's median
+
+
+def paper_params(settings: SynthesisSettings) -> dict[str, Any]:
+    return {
+        "bpy": bpy_version(),
+        "version": PAPER_VERSION,
+        "quality": settings.blender.quality(),
+        "scene": PAPER_SCENE,
+        "filter": PAPER_FILTER,
+        "light_smooth": PAPER_LIGHT_SMOOTH,
+        "albedo": PAPER_ALBEDO,
+        "firefly": PAPER_FIREFLY,
+    }
+
+
 def blender_params(settings: SynthesisSettings) -> dict[str, Any]:
+    if settings.blender.paper_scene:
+        return paper_params(settings)
     return {
         "bpy": bpy_version(),
         "quality": settings.blender.quality(),

@@ -103,7 +103,9 @@ class Checks:
 class OutsideFile(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    path: str | None  # absolute, where the plan found it (not part of the key); None: inline
+    # where the plan found it, relative to the set's folder (source_root: a plan records no
+    # absolute path); not part of the key. None: a truth given inline
+    path: str | None
     sha256: str
     size: tuple[int, int] | None = None  # an image's width and height (for cost estimates)
 
@@ -438,8 +440,35 @@ def read_manifest(path: Path, checks: Checks = Checks()) -> list[OutsideSample]:
     return out
 
 
-def read_outside(source: SampleSource, checks: Checks = Checks()) -> list[OutsideSample]:
+def source_root(source: SampleSource) -> Path:
+    """The folder an outside set's file paths are relative to: the set's folder, or the
+    manifest's."""
     if source.folder is not None:
-        return read_folder(Path(source.folder), checks)
+        return Path(source.folder)
     assert source.manifest is not None
-    return read_manifest(Path(source.manifest), checks)
+    return Path(source.manifest).parent
+
+
+def _relative(f: OutsideFile | None, root: Path) -> OutsideFile | None:
+    if f is None or f.path is None:
+        return f
+    return f.model_copy(update={"path": Path(f.path).resolve().relative_to(root.resolve()).as_posix()})
+
+
+def read_outside(source: SampleSource, checks: Checks = Checks()) -> list[OutsideSample]:
+    """Every sample of the set, its files named relative to :func:`source_root`."""
+    if source.folder is not None:
+        samples = read_folder(Path(source.folder), checks)
+    else:
+        assert source.manifest is not None
+        samples = read_manifest(Path(source.manifest), checks)
+    root = source_root(source)
+    out = []
+    for s in samples:
+        ref = s.ref.model_copy(update={
+            "composite": _relative(s.ref.composite, root),
+            "pieces": tuple(_relative(p, root) for p in s.ref.pieces),
+            "truth": _relative(s.ref.truth, root),
+        })  # fmt: skip
+        out.append(OutsideSample(s.key, s.doc, s.n, ref))
+    return out

@@ -53,27 +53,28 @@ from shredfold.spec import SynthesisSettings
 _FENCE = re.compile(r"\A\s*(`{3,}|~{3,})[^\n]*\n(.*?)\n?\1\s*\Z", re.S)
 
 
-def _read(f: OutsideFile) -> bytes:
+def _read(f: OutsideFile, root: Path) -> bytes:
     assert f.path is not None, "images are files"
+    path = root / f.path
     try:
-        data = Path(f.path).read_bytes()
+        data = path.read_bytes()
     except OSError as exc:
-        raise OutsideSetError(f"{f.path}: cannot read: {exc.strerror}") from None
+        raise OutsideSetError(f"{path}: cannot read: {exc.strerror}") from None
     if hashlib.sha256(data).hexdigest() != f.sha256:
-        raise OutsideSetError(f"{f.path}: changed since the plan was made; run again to plan it anew")
+        raise OutsideSetError(f"{path}: changed since the plan was made; run again to plan it anew")
     return data
 
 
-def _decode(f: OutsideFile, composite: bool, data: bytes | None = None) -> np.ndarray:
+def _decode(f: OutsideFile, composite: bool, root: Path, data: bytes | None = None) -> np.ndarray:
     try:
-        with Image.open(io.BytesIO(_read(f) if data is None else data)) as img:
+        with Image.open(io.BytesIO(_read(f, root) if data is None else data)) as img:
             img = ImageOps.exif_transpose(img)
             alpha = img.mode in ("RGBA", "LA", "PA") or "transparency" in img.info
             return np.asarray(img.convert("RGBA" if alpha and not composite else "RGB"))
     except OutsideSetError:
         raise
     except Exception as exc:  # a file that passed the plan's header check but not decoding
-        raise OutsideSetError(f"{f.path}: cannot decode the image ({type(exc).__name__}: {exc})") from None
+        raise OutsideSetError(f"{root / str(f.path)}: cannot decode the image ({type(exc).__name__}: {exc})") from None
 
 
 # Segments before a JPEG's scan that carry no pixels and are cut from a photograph kept as
@@ -145,14 +146,17 @@ def _json(obj: object) -> str:
     return json.dumps(obj, indent=1, sort_keys=True) + "\n"
 
 
-def write_outside_sample(sample: OutsideSample, out_dir: Path) -> None:
+def write_outside_sample(sample: OutsideSample, out_dir: Path, root: Path | None = None) -> None:
+    """Store an outside sample; its files are read from ``root`` (the set's folder, which
+    the sample's paths are relative to), or as they are named when ``root`` is None."""
     out_dir = Path(out_dir)
+    root = Path(root) if root is not None else Path()
     ref = sample.ref
-    pieces = [_decode(p, composite=False) for p in ref.pieces]
+    pieces = [_decode(p, composite=False, root=root) for p in ref.pieces]
     photo = None
     if ref.composite:
-        given = _read(ref.composite)
-        composite = _decode(ref.composite, composite=True, data=given)
+        given = _read(ref.composite, root)
+        composite = _decode(ref.composite, composite=True, root=root, data=given)
         photo = _jpeg_as_is(given, composite)
     else:
         composite = _compose(pieces, sample.key)

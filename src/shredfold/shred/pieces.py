@@ -33,6 +33,9 @@ class Piece:
     offset: tuple[int, int]  # page (x, y) of the unrotated crop's top-left corner
     size: tuple[int, int]  # unrotated crop (width, height)
     matrix: tuple[tuple[float, float, float], tuple[float, float, float]]
+    # The unrotated page box (offset, size) as RGBA: the page's own pixels (not masked) and
+    # the piece as alpha, for synthesizers that turn the sheet themselves (the paper scene).
+    crop: np.ndarray | None = None
 
 
 def label_map(polygons: Sequence[Polygon], width: int, height: int) -> np.ndarray:
@@ -124,6 +127,7 @@ def cut_pieces(
                 offset=(x0, y0),
                 size=(x1 - x0, y1 - y0),
                 matrix=matrix,  # type: ignore[arg-type]
+                crop=cv2.merge([*cv2.split(region), alpha]),
             )
         )
     return pieces

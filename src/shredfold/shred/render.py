@@ -1,7 +1,9 @@
 """Document → page image, with ``truth`` = exactly the text drawn, in reading order.
 
 Layout produces positioned text runs first (so the page height is known), then the paper
-texture is made at that size and the runs are drawn onto it.
+texture is made at that size and the runs are drawn onto it. This is the default style
+(``render.style: shredfold``); ``paper`` (the ShredBench authors' page) is :mod:`.paper`, and
+the entry points below hand such documents to it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from PIL import Image, ImageDraw
 
 from shredfold.corpus.document import Document, Lang
 from shredfold.shred.fonts import Role, load_font
+from shredfold.shred.page import Page, Run
 from shredfold.shred.tablegrid import Cell, GridLayout, layout_grid, parse_table
 from shredfold.shred.texture import surface
 from shredfold.shred.wrap import hard_wrap, is_cjk, wrap
@@ -25,29 +28,6 @@ from shredfold.tables import table_text
 HEADLINE_SCALE = {1: 1.45, 2: 1.2}  # h3..h6 use 1.1
 PARAGRAPH_GAP = 0.5  # of a line height
 TAB = "    "
-
-
-@dataclass(frozen=True)
-class Page:
-    image: Image.Image  # RGB, at most settings.width wide (see page_width)
-    truth: str  # one drawn line per line
-    truth_html: str | None  # the source table, for tables
-    lang: Lang
-
-
-@dataclass(frozen=True)
-class Run:
-    """A line of text drawn at ``(x, baseline)``; ``line`` is its line of the truth (a drawn
-    line for prose and code, a table row for tables)."""
-
-    x: float
-    baseline: float
-    text: str
-    role: Role
-    size: int
-    line: int = 0
-
-
 
 
 def _line_height(size: int, settings: RenderSettings) -> int:
@@ -270,6 +250,10 @@ def page_runs(doc: Document, settings: RenderSettings) -> tuple[list[Run], tuple
     """Every text line of the page where it is drawn, and the page's (width, height) (pure
     layout: no texture, nothing drawn). What the renderer draws; diagnostics locate
     characters by it."""
+    if settings.style == "paper":
+        from shredfold.shred.paper.page import paper_runs
+
+        return paper_runs(doc)
     if doc.kind == "table":
         grid = table_grid(doc, settings)
         return table_runs(grid, doc.lang), (table_width(grid, settings), table_height(grid, settings))
@@ -283,6 +267,10 @@ def page_runs(doc: Document, settings: RenderSettings) -> tuple[list[Run], tuple
 def page_size(doc: Document, settings: RenderSettings) -> tuple[int, int]:
     """(width, height) of the page :func:`render_page` draws, from the layout alone (fonts
     measured, nothing drawn: a few milliseconds)."""
+    if settings.style == "paper":
+        from shredfold.shred.paper.page import paper_layout
+
+        return paper_layout(doc)[1]
     if doc.kind == "table":
         grid = table_grid(doc, settings)
         return table_width(grid, settings), table_height(grid, settings)
@@ -291,7 +279,12 @@ def page_size(doc: Document, settings: RenderSettings) -> tuple[int, int]:
 
 def render_page(doc: Document, settings: RenderSettings, rng: np.random.Generator) -> Page:
     """Draw ``doc`` on a page as tall as its content needs and ``settings.width`` wide (with
-    ``fit: content``, as wide as its content needs up to that)."""
+    ``fit: content``, as wide as its content needs up to that). The paper style draws no
+    texture (its paper is flat), so it takes nothing from ``rng``."""
+    if settings.style == "paper":
+        from shredfold.shred.paper.page import render_paper
+
+        return render_paper(doc)
     lang = doc.lang
     if doc.kind == "table":
         return _render_table(doc, settings, rng, lang)

@@ -168,7 +168,7 @@ def write_sample(built: Built, out_dir: Path, timings: dict[str, float] | None =
         piece, scrap = built.pieces[i], built.scraps[i]
         px, py = table.placements[k]
         ox, oy = scrap.origin
-        m = np.asarray(piece.matrix)
+        m = np.asarray(piece.matrix if scrap.matrix is None else scrap.matrix)
         to_table = m + np.array([[0, 0, ox + px], [0, 0, oy + py]])
         presented.append(
             {

@@ -29,9 +29,26 @@ SAMPLE_VERSION = 6
 TOOLCHAIN = ("pillow", "numpy", "scipy", "shapely", "opencv-python", "markdown-it-py", "lxml")
 
 
+# The paper style's typesetting also rests on these (Markdown to HTML, line breaking, shaping,
+# rasterising).
+PAPER_TOOLCHAIN = ("markdown", "icu4py", "uharfbuzz", "freetype-py", "pygments")
+
+
 @functools.cache
-def _toolchain() -> dict[str, str]:
-    return {dist: version(dist) for dist in TOOLCHAIN}
+def _toolchain(style: str = "shredfold") -> dict[str, str]:
+    dists = TOOLCHAIN + (PAPER_TOOLCHAIN if style == "paper" else ())
+    return {dist: version(dist) for dist in dists}
+
+
+def render_params(render: RenderSettings) -> dict[str, Any]:
+    """What of the render settings shapes a page: under the paper style its version only (the
+    authors' stylesheet fixes everything else); under the default style every field but the
+    style (so its keys are what they were before styles existed)."""
+    if render.style == "paper":
+        from shredfold.shred.paper import STYLE_VERSION
+
+        return {"style": "paper", "version": STYLE_VERSION}
+    return render.model_dump(mode="json", exclude={"style"})
 
 
 def sample_params(
@@ -44,12 +61,12 @@ def sample_params(
     return {
         "doc_id": doc.doc_id,  # written to hidden.json, so part of the output
         "n": n,
-        "render": render.model_dump(mode="json"),
+        "render": render_params(render),
         "synthesis": synthesis,
         "synthesizer": mode_identity(synth),
-        "fonts": font_hashes(font_roles(doc)),
+        "fonts": font_hashes(font_roles(doc, render.style)),
         "encoding": ENCODING,
-        "toolchain": dict(_toolchain()),
+        "toolchain": dict(_toolchain(render.style)),
         "seed": seed,
     }
 

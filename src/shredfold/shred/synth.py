@@ -36,19 +36,26 @@ from shredfold.spec import SynthesisSettings
 class Scrap:
     """A piece as paper on a surface: ``image`` is HxWx4 uint8 straight RGBA (paper opaque,
     shadow translucent), ``paper`` is the HxW bool mask of the paper itself, and ``origin``
-    is where the piece image's top-left corner lies in ``image``."""
+    is where the piece image's top-left corner lies in ``image``. ``matrix``, when given,
+    maps page coordinates straight to ``image`` coordinates (pixel corners at integers) and
+    replaces the piece's own pose with ``origin``: for a scrap cut out of a rendered frame,
+    where the sheet was turned and scaled by the scene rather than by the cutter."""
 
     image: np.ndarray
     paper: np.ndarray
     origin: tuple[int, int]
+    matrix: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None
 
 
 @dataclass(frozen=True)
 class TableTop:
-    """All scraps on one table: RGB image and each scrap's top-left, in input order."""
+    """All scraps on one table: RGB image and each scrap's top-left, in input order.
+    ``footprint``, when the synthesizer knows it exactly (a rendered scene), is the HxW int16
+    map of which scrap (input order) each pixel shows, -1 for none: the true segmentation."""
 
     image: np.ndarray
     placements: list[tuple[int, int]]
+    footprint: np.ndarray | None = None
 
 
 @runtime_checkable

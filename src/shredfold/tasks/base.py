@@ -21,11 +21,12 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from pydantic import BaseModel
 
 from shredfold import paths
+from shredfold.calls import Request
 from shredfold.spec import ModelConfig, ResolvedSpec
 from shredfold.store import Store, content_key
 
@@ -112,6 +113,12 @@ class PlanContext:
     spec: ResolvedSpec
     store: Store | None = None
     write: bool = False
+    # What the plan left out or changed, to be said on screen and in the leaderboard's
+    # notes (benchmark → notes): a design file skipped, say.
+    notes: dict[str, list[str]] = field(default_factory=dict)
+
+    def note(self, benchmark: str, text: str) -> None:
+        self.notes.setdefault(benchmark, []).append(text)
 
 
 @dataclass
@@ -205,6 +212,113 @@ class Task(Protocol):
         ...
 
     breakdown: Breakdown
+
+
+# ---------------------------------------------------------------- data set and eval hooks
+#
+# A task may also offer its items to other tools: as tables of a Hugging Face data set
+# (``shredfold export``, :mod:`shredfold.export`) and as an Inspect AI task
+# (:mod:`shredfold.inspect_eval`). Both are generic; what a task's rows hold and how an
+# answer is scored are the task's, through the hooks of :class:`Exported` and
+# :class:`Evaluated` below, in the values that follow (plain data: no tool is imported here).
+
+ColumnKind = Literal["string", "int32", "int64", "float64", "bool", "image", "images", "strings"]
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of an exported table: ``image`` holds one image's bytes (PNG or JPEG as
+    stored), ``images`` a list of them, ``strings`` a list of strings; a value may be None."""
+
+    name: str
+    kind: ColumnKind
+    doc: str  # what it holds, for the data set card
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of a task's export: a config (one per task) and a split, holding the rows
+    of ``sets`` (item sets of the plan, in plan order)."""
+
+    config: str
+    split: str
+    columns: tuple[Column, ...]
+    sets: tuple[ItemSet, ...]
+
+
+@dataclass(frozen=True)
+class Licence:
+    """Whose terms apply to part of an export."""
+
+    what: str  # e.g. "the documents of the built-in corpus"
+    name: str  # e.g. "MIT", "SIL Open Font License 1.1"
+    hub_id: str  # the Hugging Face hub's licence identifier ("mit", "ofl-1.1", "other", "unknown")
+    source: str = ""  # where the terms are stated (a URL or a file)
+
+
+@dataclass(frozen=True)
+class DataCard:
+    """A task's part of the data set card: a description, its licences and facts (settings
+    a user of the data needs: protocol, image size, …)."""
+
+    summary: str
+    licences: tuple[Licence, ...]
+    facts: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EvalItem:
+    """One item as an evaluation harness asks it: ``request`` is exactly what shredfold
+    sends a model; ``facts`` is what scoring needs (JSON values, kept with the sample)."""
+
+    id: str
+    request: Request
+    target: str
+    facts: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class EvalScore:
+    """One answer scored by the task's own metric functions: ``values`` by metric name (NaN
+    where a metric does not apply, e.g. TEDS on prose); ``metadata`` names the signature."""
+
+    values: Mapping[str, float]
+    answer: str
+    metadata: Mapping[str, Any]
+
+
+class Exported(Protocol):
+    """A task whose items can be exported as a data set (:mod:`shredfold.export`)."""
+
+    public_name: str  # the data set config, e.g. "shredbench"
+
+    def export_tables(self, spec: ResolvedSpec, item_sets: Sequence[ItemSet]) -> list[Table]: ...
+
+    def export_row(self, item: Any, item_set: ItemSet, job: JobContext) -> dict[str, Any] | None:
+        """One item's row (images as bytes) read from the store; None: an item no model is
+        asked (e.g. a multiple-choice item its build dropped)."""
+        ...
+
+    def export_card(self, spec: ResolvedSpec, item_sets: Sequence[ItemSet]) -> DataCard: ...
+
+
+class Evaluated(Exported, Protocol):
+    """A task an evaluation harness can run from its exported rows (:mod:`shredfold.inspect_eval`)."""
+
+    def eval_item(self, row: Mapping[str, Any], options: Mapping[str, Any]) -> EvalItem | None:
+        """The item of an exported row under the harness's ``options`` (validated by the task;
+        a wrong one raises ValueError naming it); None: the options leave the row out."""
+        ...
+
+    def eval_score(self, facts: Mapping[str, Any], answer: str) -> EvalScore: ...
+
+
+def exported(task: object) -> bool:
+    return callable(getattr(task, "export_row", None))
+
+
+def evaluated(task: object) -> bool:
+    return exported(task) and callable(getattr(task, "eval_item", None))
 
 
 def build_each(

@@ -6,15 +6,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from shredfold.origami import ENGINE_VERSION
 from shredfold.origami_bench.catalogue import Catalogue, catalogue_key, load_catalogue
 from shredfold.origami_bench.design import TIERS, Design
 from shredfold.prompts.origami import VERSION as PROMPT_VERSION
-from shredfold.spec import OrigamiBenchSpec, ResolvedSpec, SpecError
+from shredfold.spec import OrigamiBenchSpec, ResolvedSpec, spec_error_at
 from shredfold.store import content_key
-from shredfold.tasks.base import Breakdown, Cell, ItemSet, Layout, PlanContext, Row, Stage, fill
+from shredfold.tasks.base import (
+    Breakdown,
+    Cell,
+    Column,
+    ItemSet,
+    Layout,
+    Licence,
+    PlanContext,
+    Row,
+    Stage,
+    fill,
+)
 
 DIGITS = 6
 T = TypeVar("T")
@@ -25,7 +37,8 @@ LAYOUT = Layout(
     name="{model}/origami/{task}/{tier}",
 )
 RUN_STAGE = Stage("origami_run", 1)
-SCORE_STAGE = Stage("origami_score", 2)  # 2: rows carry their task (no ShredBench columns)
+# 2: rows carry their task (no ShredBench columns); 3: ss_weights names SS's weights
+SCORE_STAGE = Stage("origami_score", 3)
 SET_STAGE = Stage("origami_set", 1)
 BREAKDOWN_FILE = "breakdown_origami.csv"
 BREAKDOWN_KEYS = ("task", "tier", "category")
@@ -49,6 +62,7 @@ class OrigamiRow(Row):
     qe: float | None = None
     gs: float | None = None
     ss: float | None = None
+    ss_weights: str | None = None  # the CLIP weights SS used, by the SHA-256 of their bytes
     steps: int | None = None
     invalid: int | None = None
     turns: int | None = None
@@ -84,14 +98,33 @@ def catalogue(ctx: PlanContext) -> Catalogue:
         ob = origami_spec(ctx.spec)
         with _sources(ctx):
             cached = load_catalogue(ob, ctx.spec.spec.seed, ctx.store, write=ctx.write)
+        skipped = [_named(e, ob) for e in cached.invalid]
+        if not cached.designs:
+            raise spec_error_at(
+                ctx.spec.path, ("origami", "designs"),
+                "no usable design" + (f": every one of {len(skipped)} design file(s) cannot be used:\n  "
+                                      + "\n  ".join(skipped) if skipped else " (the sources hold none)"),
+            )  # fmt: skip
+        if cached.invalid and ob.designs.on_invalid == "skip":
+            ctx.note("origami", f"origami.designs: {len(skipped)} design file(s) skipped (on_invalid: skip): " + "; ".join(skipped))
         if cached.invalid and ob.designs.on_invalid == "stop":
-            raise SpecError(
-                f"{ctx.spec.path}: origami.designs: {len(cached.invalid)} design file(s) cannot "
-                "be used (set origami.designs.on_invalid: skip to leave them out):\n  "
-                + "\n  ".join(cached.invalid)
-            )
+            raise spec_error_at(
+                ctx.spec.path, ("origami", "designs"),
+                f"{len(cached.invalid)} design file(s) cannot be used (set "
+                "origami.designs.on_invalid: skip to leave them out):\n  " + "\n  ".join(cached.invalid),
+            )  # fmt: skip
         ctx._origami_catalogue = cached  # type: ignore[attr-defined]
     return cached
+
+
+def _named(invalid: str, ob: OrigamiBenchSpec) -> str:
+    """A skipped design named within its folder (notes reach the leaderboard and releases,
+    which record no absolute path)."""
+    folder = ob.designs.folder
+    if folder is not None and invalid.startswith(f"{folder}/"):
+        return invalid[len(str(folder)) + 1 :]
+    home = str(Path.home())
+    return "~" + invalid[len(home) :] if len(home) > 1 and invalid.startswith(f"{home}/") else invalid
 
 
 @contextmanager
@@ -100,7 +133,7 @@ def _sources(ctx: PlanContext) -> Iterator[None]:
     try:
         yield
     except FileNotFoundError as exc:
-        raise SpecError(f"{ctx.spec.path}: origami.designs: {exc}") from None
+        raise spec_error_at(ctx.spec.path, ("origami", "designs"), str(exc)) from None
 
 
 ITEMS_STAGE = Stage("origami_plan_items", 1)
@@ -206,3 +239,42 @@ class OrigamiTask:
             cached=bool(q.get("cached")),
             **scores,
         )
+
+
+# ---------------------------------------------------------------- export
+
+DESIGN_COLUMNS = (
+    Column("design", "string", "the design's id"),
+    Column("design_key", "string", "the design's content key"),
+    Column("design_source", "string", "builtin, procedural, flat_folder or folder"),
+    Column("category", "string", "the design's semantic category"),
+    Column("tier", "string", "easy, medium or hard (from vertex and crease counts, or the paper's)"),
+)
+
+
+def design_columns(design: Design) -> dict[str, Any]:
+    return {"design": design.id, "design_key": design.key, "design_source": design.source,
+            "category": design.category, "tier": design.tier}  # fmt: skip
+
+
+def design_licences(designs: Sequence[Design]) -> tuple[Licence, ...]:
+    """Whose terms the pictures' designs are under, by where the designs come from."""
+    from shredfold.origami_bench.flat_folder import manifest
+
+    sources = {d.source for d in designs}
+    out = [Licence("shredfold's own material (the pictures, built-in and procedural designs)", "MIT", "mit",
+                   "shredfold's pyproject.toml (license)")]  # fmt: skip
+    if "flat_folder" in sources:
+        m = manifest()
+        out.append(Licence(f"Flat-Folder's designs (Jason S. Ku), {m.upstream} at {m.commit}", "MIT", "mit",
+                           f"{m.upstream}/blob/{m.commit}/LICENSE"))  # fmt: skip
+    if "folder" in sources:
+        out.append(Licence("the designs of the spec's folder (origami.designs.folder)",
+                           "their own terms, not known to shredfold: state them before publishing", "unknown"))  # fmt: skip
+    return tuple(out)
+
+
+def origami_facts(spec: ResolvedSpec) -> dict[str, Any]:
+    ob = origami_spec(spec)
+    return {"image_size": ob.image_size, "engine": ENGINE_VERSION, "prompt": PROMPT_VERSION,
+            "tiers": ob.tiers.model_dump(mode="json")}  # fmt: skip

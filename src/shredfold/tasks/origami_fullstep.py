@@ -6,7 +6,8 @@ turn, within ``step_limit`` turns.
 - ask: an episode of requests per target, each turn cached (the history is in the request,
   so an episode replays exactly); the finished episode is stored by key;
 - score: QE (share of accepted, outline-changing actions), GS (silhouette IoU after the
-  best of the square's symmetries), SS (CLIP similarity, when weights are configured).
+  best of the square's symmetries), SS (CLIP similarity, when weights are configured, with
+  ``ss_weights`` naming them by hash).
 """
 
 from __future__ import annotations
@@ -26,11 +27,32 @@ from shredfold.prompts.origami import VERSION as PROMPT_VERSION
 from shredfold.spec import ResolvedSpec
 from shredfold.store import content_key
 from shredfold.tasks import origami_common as common
-from shredfold.tasks.base import Cell, Headline, ItemSet, JobContext, PlanContext, Row, build_each
+from shredfold.tasks.base import (
+    Cell,
+    Column,
+    DataCard,
+    Headline,
+    ItemSet,
+    JobContext,
+    PlanContext,
+    Row,
+    Table,
+    build_each,
+)
 from shredfold.tasks.registry import register
 
 EPISODE_STAGE, EPISODE_VERSION = "origami_episode", 1
 D = common.DIGITS
+
+EXPORT_COLUMNS = (
+    Column("key", "string", "the target's content key (results/store/origami_target/<key>)"),
+    Column("set_key", "string", "the key of its item set (one tier)"),
+    *common.DESIGN_COLUMNS,
+    Column("target", "image", "the folded design to reach, drawn as the model sees it (PNG)"),
+    Column("target_fold", "string", "the target's folded state as a FOLD file (JSON)"),
+    Column("sequence", "string", "the design's fold sequence (JSON list of actions), or null"),
+    Column("flat_foldable", "bool", "whether the layer solver found the design flat-foldable"),
+)
 
 
 class Target(BaseModel):
@@ -79,6 +101,7 @@ class OrigamiFullstepTask(common.OrigamiTask):
         f"round(avg(qe), {D}) AS qe",
         f"round(avg(gs), {D}) AS gs",
         f"round(avg(ss), {D}) AS ss",
+        "min(ss_weights) AS ss_weights",
         f"round(avg(steps), {D}) AS steps",
         f"round(sum(invalid) / nullif(sum(turns), 0), {D}) AS invalid_rate",
     )
@@ -178,6 +201,7 @@ class OrigamiFullstepTask(common.OrigamiTask):
         if clip is not None:
             target_png = job.store.read_bytes(TARGET_STAGE, ikey, "target.png")
             out["ss"] = round(clip.similarity(episode.read_bytes("final.png"), target_png), 6)
+            out["ss_weights"] = clip.label
         out.update(common.accounting([t["meta"] for t in turns]), response=q["episode"])
         return out
 
@@ -200,8 +224,42 @@ class OrigamiFullstepTask(common.OrigamiTask):
                 for t in TIERS
             ]
         cols += [
+            f"min(ss_weights) FILTER (WHERE {full}) AS origami_ss_weights",
             f"round(avg(steps) FILTER (WHERE {full}), {D}) AS origami_steps",
             f"round(sum(invalid) FILTER (WHERE {full}) / "
             f"nullif(sum(turns) FILTER (WHERE {full}), 0), {D}) AS origami_invalid_rate",
         ]
         return cols, common.LEADERBOARD_TRAILER
+
+    # ------------------------------------------------------------ export (a data set)
+
+    public_name = "origami_fullstep"
+
+    def export_tables(self, spec: ResolvedSpec, item_sets: Sequence[ItemSet]) -> list[Table]:
+        return [Table(self.public_name, "test", EXPORT_COLUMNS, tuple(item_sets))] if item_sets else []
+
+    def export_row(self, item: Target, item_set: ItemSet, job: JobContext) -> dict[str, Any]:
+        target = job.store.object(TARGET_STAGE, item.key)
+        meta = json.loads(target.read_text("meta.json"))
+        return {
+            "key": item.key,
+            "set_key": item_set.key,
+            **common.design_columns(item.design),
+            "target": target.read_bytes("target.png"),
+            "target_fold": target.read_text("state.fold"),
+            "sequence": None if meta["sequence"] is None else json.dumps(meta["sequence"], sort_keys=True),
+            "flat_foldable": bool(meta["flat_foldable"]),
+        }
+
+    def export_card(self, spec: ResolvedSpec, item_sets: Sequence[ItemSet]) -> DataCard:
+        ob = common.origami_spec(spec)
+        designs = {i.design.key: i.design for s in item_sets for i in s.items}
+        summary = (
+            "OrigamiBench full-step synthesis: fold a blank square toward `target`, one action "
+            f"per turn ({ob.action} actions), within {ob.step_limit} turns; scored by QE (share "
+            "of accepted, outline-changing actions), GS (silhouette IoU after the best of the "
+            "square's symmetries) and SS (CLIP similarity). The episode is played in shredfold's "
+            "environment (`shredfold serve-env`, the Gymnasium and TRL environments)."
+        )
+        facts = {**common.origami_facts(spec), **env_params(spec)}
+        return DataCard(summary, common.design_licences(list(designs.values())), facts)

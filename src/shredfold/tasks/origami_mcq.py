@@ -14,6 +14,7 @@ prompt names the step made, so those distractors are wrong by the prompt, not on
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -24,14 +25,55 @@ from shredfold.models.asker import CachedAsker
 from shredfold.models.envelope import load_response
 from shredfold.origami_bench.design import Design
 from shredfold.origami_bench.items import MCQ_STAGE, MCQ_VERSION, McqSpec
-from shredfold.prompts.origami import AnswerError, mcq_request, parse_mcq
+from shredfold.prompts.origami import LETTERS, AnswerError, mcq_request, parse_mcq
+from shredfold.prompts.origami import VERSION as PROMPT_VERSION
 from shredfold.spec import ResolvedSpec, SpecError
 from shredfold.tasks import origami_common as common
-from shredfold.tasks.base import Cell, Headline, ItemSet, JobContext, PlanContext, Row, build_each
+from shredfold.tasks.base import (
+    Cell,
+    Column,
+    DataCard,
+    EvalItem,
+    EvalScore,
+    Headline,
+    ItemSet,
+    JobContext,
+    PlanContext,
+    Row,
+    Table,
+    build_each,
+)
 from shredfold.tasks.registry import register
 
 VARIANTS = ("mcq_assoc", "mcq_causal")
 log = logging.getLogger(__name__)
+# How an answer is marked: the JSON answer's letter must be the right option's.
+SIGNATURE = f"origami-mcq:json-letter/exact/prompt:{PROMPT_VERSION}"
+
+
+def mark(text: str, right: str) -> dict[str, float]:
+    """An answer's marks: ``correct`` (1 or 0) and ``invalid`` (1 when it does not parse,
+    which also counts as wrong)."""
+    try:
+        return {"correct": float(parse_mcq(text) == right), "invalid": 0.0}
+    except AnswerError:
+        return {"correct": 0.0, "invalid": 1.0}
+
+
+EXPORT_COLUMNS = (
+    Column("key", "string", "the item's content key (results/store/origami_mcq/<key>)"),
+    Column("set_key", "string", "the key of its item set (a variant at one tier)"),
+    Column("variant", "string", "mcq_assoc (distractors from other designs) or mcq_causal (the same sequence)"),
+    *common.DESIGN_COLUMNS,
+    Column("k", "int32", "folds in the reference state; the right option has one more"),
+    Column("reference", "image", "the reference state (PNG)"),
+    Column("options", "images", "options A, B, C, D (PNG), in the order the model sees them"),
+    Column("answer", "string", "the right option's letter"),
+    Column("option_kinds", "strings", "what each option is (answer, later, earlier, other-design, …)"),
+    Column("step", "string", "mcq_causal: the step the prompt names (JSON); else null"),
+    Column("system", "string", "the system message"),
+    Column("prompt", "string", "the user message, sent with the reference and the four options"),
+)
 
 
 def check_enough(designs: list[Design], variant: str, ctx: PlanContext) -> None:
@@ -148,11 +190,8 @@ class OrigamiMcqTask(common.OrigamiTask):
             out: dict[str, Any] = {"correct": 0.0, "steps": 1, "turns": 1, "invalid": 0}
             if q.get("error") is None and q.get("response"):
                 response = load_response(job.store, q["response"])
-                right = meta["answer"]
-                try:
-                    out["correct"] = float(parse_mcq(response.text) == right)
-                except AnswerError:
-                    out["invalid"] = 1
+                marks = mark(response.text, meta["answer"])
+                out.update(correct=marks["correct"], invalid=int(marks["invalid"]))
                 out.update(
                     input_tokens=response.input_tokens,
                     output_tokens=response.output_tokens,
@@ -174,3 +213,60 @@ class OrigamiMcqTask(common.OrigamiTask):
             if v in present
         ]
         return cols, common.LEADERBOARD_TRAILER
+
+    # ------------------------------------------------------------ export (a data set)
+
+    public_name = "origami_mcq"
+
+    def export_tables(self, spec: ResolvedSpec, item_sets: Sequence[ItemSet]) -> list[Table]:
+        by_variant = [(v, tuple(s for s in item_sets if s.labels["task"] == v)) for v in VARIANTS]
+        return [Table(self.public_name, v, EXPORT_COLUMNS, sets) for v, sets in by_variant if sets]
+
+    def export_row(self, item: McqSpec, item_set: ItemSet, job: JobContext) -> dict[str, Any] | None:
+        from shredfold.origami_bench.mcq import read_mcq
+
+        built = read_mcq(job.store.object(MCQ_STAGE, item.key))
+        if built is None:
+            return None  # dropped at build time: no model is asked it
+        request = mcq_request(built.reference, list(built.options), item=item.key, step=built.step)
+        return {
+            "key": item.key,
+            "set_key": item_set.key,
+            "variant": item.variant,
+            **common.design_columns(item.design),
+            "k": item.k,
+            "reference": built.reference,
+            "options": list(built.options),
+            "answer": built.answer,
+            "option_kinds": list(built.kinds),
+            "step": None if built.step is None else json.dumps(built.step, sort_keys=True),
+            "system": request.messages[0].text,
+            "prompt": request.messages[1].text,
+        }
+
+    def export_card(self, spec: ResolvedSpec, item_sets: Sequence[ItemSet]) -> DataCard:
+        designs = {i.design.key: i.design for s in item_sets for i in s.items}
+        summary = (
+            "OrigamiBench one-step multiple choice: which of four pictures is the reference "
+            "state after one more fold? Split `mcq_assoc`: distractors from other designs; "
+            "`mcq_causal`: distractors from the same sequence (a later or earlier step, the "
+            "other assignment, a nearby line), the prompt naming the step made. A row is the "
+            "reference, the options A-D, the prompt and the right letter; the answer is a JSON "
+            'object `{"answer": "<letter>"}`, scored as accuracy (an unparsable answer is wrong).'
+        )
+        return DataCard(summary, common.design_licences(list(designs.values())), common.origami_facts(spec))
+
+    # ------------------------------------------------------------ eval (an Inspect AI task)
+
+    def eval_item(self, row: Mapping[str, Any], options: Mapping[str, Any]) -> EvalItem:
+        if options:
+            raise ValueError(f"origami_mcq takes no option ({', '.join(sorted(options))} given); choose a variant by split")
+        step = None if row["step"] is None else json.loads(row["step"])
+        request = mcq_request(row["reference"], list(row["options"]), item=row["key"], step=step)
+        if row["answer"] not in LETTERS:
+            raise ValueError(f"item {row['key']}: answer {row['answer']!r} is not one of {LETTERS}")
+        facts = {"answer": row["answer"], "variant": row["variant"], "design": row["design"], "tier": row["tier"]}
+        return EvalItem(row["key"], request, row["answer"], facts)
+
+    def eval_score(self, facts: Mapping[str, Any], answer: str) -> EvalScore:
+        return EvalScore(mark(answer, facts["answer"]), answer, {"signature": SIGNATURE})

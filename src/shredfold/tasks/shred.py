@@ -19,9 +19,9 @@ import math
 from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from shredfold.calls import ModelCallError, Request
 from shredfold.corpus.document import Document, Kind, Lang
@@ -39,18 +39,24 @@ from shredfold.prompts.shred import VERSION as PROMPT_VERSION
 from shredfold.shred.outside import OutsideRef, OutsideSample, OutsideSetError
 from shredfold.shred.sample_folder import SAMPLE_STAGE, load_hidden, load_public, load_truth
 from shredfold.shred.sample_key import sample_key
-from shredfold.spec import RenderSettings, ResolvedSpec, SynthesisSettings
+from shredfold.spec import RenderSettings, ResolvedSpec, SynthesisSettings, spec_error_at
 from shredfold.store import content_key
 from shredfold.tasks.base import (
     Breakdown,
     Cell,
+    Column,
+    DataCard,
+    EvalItem,
+    EvalScore,
     Headline,
     ItemSet,
     JobContext,
     Layout,
+    Licence,
     PlanContext,
     Row,
     Stage,
+    Table,
     build_each,
     fill,
 )
@@ -170,8 +176,9 @@ def score_text(
     Tables: text metrics compare the reading-order text of the tables (the normalizer turns
     an HTML or Markdown table into it), TEDS/TEDS-S compare their trees.
     ``ned_raw`` is the paper's NED: on the answer (fences stripped) and the truth as they
-    are. Under the paper's protocol (``paper``) the truth is the document as written and
-    Markdown tables in it are scored as tables like HTML ones.
+    are, in the format the prompt asked for (a table as HTML under our protocol), so a
+    perfect answer scores 0 under both. Under the paper's protocol (``paper``) the truth is
+    the document as written and Markdown tables in it are scored as tables like HTML ones.
 
     Every metric's cost is bounded: an answer far longer than the truth is cut (it scores
     as what the metric makes of the cut answer, which cannot be good) and flagged.
@@ -193,7 +200,11 @@ def score_text(
         scores["teds_s"] = math.nan
     scores["truncation"] = join_notes(parse_note, str(scores["truncation"]), table_note)
     scores["truncated"] = bool(scores["truncation"])
-    scores["ned_raw"] = ned_raw(answer, truth)
+    # The paper's NED compares the answer with the truth in the format the prompt asked for:
+    # the document as written under the paper's protocol (``truth`` is its source), the text
+    # as drawn under ours, except a table, which our prompt asks for as HTML.
+    asked = truth_html if kind == "table" and not paper and truth_html is not None else truth
+    scores["ned_raw"] = ned_raw(answer, asked)
     scores["signature"] = "|".join(
         [f"protocol:{'paper' if paper else 'shredfold'}", str(scores["signature"]), RAW_NED_SIGNATURE]
     )
@@ -249,16 +260,77 @@ def protocol(spec: ResolvedSpec) -> str:
 
 def shred_request(cell: Cell, item: ShredItem, job: JobContext) -> Request:
     public = load_public(job.store.object(SAMPLE_STAGE, item.key))
-    if protocol(job.spec) == "paper":
-        from shredfold.shred.presentation import paper_image
+    return sample_request(
+        protocol(job.spec), cell.model.images.mode, kind=item.kind, lang=item.lang, n=item.n,
+        pieces=public.pieces, composite=public.composite, item=item.key,
+    )  # fmt: skip
 
-        return paper_request(paper_image(public.composite), item=item.key)
+
+# ---------------------------------------------------------------- export and eval
+
+SHREDFOLD_LICENCE = Licence("shredfold's own material", "MIT", "mit", "shredfold's pyproject.toml (license)")
+DEJAVU_LICENCE = ("DejaVu fonts licence (Bitstream Vera and Arev fonts licences; DejaVu's changes "
+                  "in the public domain)", "other", "https://dejavu-fonts.github.io/License.html")  # fmt: skip
+NOTO_LICENCE = ("SIL Open Font License 1.1", "ofl-1.1", "https://github.com/notofonts/noto-cjk/blob/main/Sans/LICENSE")
+
+EXPORT_COLUMNS = (
+    Column("key", "string", "the sample's content key (results/store/sample/<key>)"),
+    Column("set_key", "string", "the key of its item set (a domain at one N)"),
+    Column("doc_id", "string", "the document's id (its N variants share it)"),
+    Column("domain", "string", "news_en, news_zh, code_python, code_java, code_cpp or table"),
+    Column("n", "int32", "granularity: the number of pieces the page was cut into"),
+    Column("kind", "string", "prose, code or table"),
+    Column("lang", "string", "en or zh"),
+    Column("origin", "string", "rendered (from the corpus) or outside (a sample set given to the spec)"),
+    Column("protocol", "string", "the spec's protocol: shredfold or paper"),
+    Column("pieces", "images", "protocol shredfold, image mode pieces: the scraps, one PNG each, in the shuffled order a model sees them (empty for an outside sample given as one photograph)"),
+    Column("composite", "image", "protocol shredfold, image mode composite: every scrap on one table top (JPEG)"),
+    Column("paper_image", "image", "protocol paper: the table top as the paper's models saw it (JPEG quality 95, longest side 2048 px)"),
+    Column("truth", "string", "protocol shredfold's truth: the text drawn on the page, one drawn line per line"),
+    Column("truth_html", "string", "tables: the table as HTML (TEDS compares against it); else null"),
+    Column("source", "string", "protocol paper's truth: the document as written (Markdown, code, HTML)"),
+    Column("system", "string", "protocol shredfold: the system message"),
+    Column("prompt_pieces", "string", "protocol shredfold: the user message sent with `pieces`"),
+    Column("prompt_composite", "string", "protocol shredfold: the user message sent with `composite`"),
+    Column("system_paper", "string", "protocol paper: the system message"),
+    Column("prompt_paper", "string", "protocol paper: the user message sent with `paper_image`"),
+)
+
+
+class ShredEvalOptions(BaseModel):
+    """How an evaluation harness asks a sample (defaults: the exported spec's protocol, and
+    each scrap as its own image, as a model file's ``images.mode`` defaults)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    protocol: Literal["shredfold", "paper"] | None = None
+    image_mode: Literal["pieces", "composite"] = "pieces"
+
+
+def eval_options(options: Mapping[str, Any]) -> ShredEvalOptions:
+    try:
+        return ShredEvalOptions.model_validate(dict(options))
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "options"
+        raise ValueError(f"shredbench option {where}: {err['msg']}") from None
+
+
+def sample_request(
+    protocol: str, image_mode: str, *, kind: str, lang: str, n: int, pieces: Sequence[bytes],
+    composite: bytes, paper_image: bytes | None = None, item: str | None,
+) -> Request:  # fmt: skip
+    """What a model is asked about a sample: the paper's photograph and instruction, or the
+    scraps (pieces or one composite) with the per-kind instruction. ``paper_image`` is the
+    photograph when it is already made (else it is made from the composite)."""
+    if protocol == "paper":
+        from shredfold.shred.presentation import paper_image as make_paper_image
+
+        return paper_request(paper_image or make_paper_image(composite), item=item)
     # an outside sample given as one photograph has no piece files: everyone sees it
-    composite = cell.model.images.mode == "composite" or not public.pieces
-    images = [public.composite] if composite else list(public.pieces)
-    return build_request(
-        kind=item.kind, lang=item.lang, n=item.n, images=images, composite=composite, item=item.key
-    )
+    as_composite = image_mode == "composite" or not pieces
+    images = [composite] if as_composite else list(pieces)
+    return build_request(kind=kind, lang=lang, n=n, images=images, composite=as_composite, item=item)
 
 
 @register(order=0)
@@ -274,8 +346,9 @@ class ShredTask:
     item_type = ShredItem
     row_type = ShredRow
     query_stage = Stage("query", 1)
-    # 4: failure diagnostics; 3: ned_raw and the protocol; 2: bounded metrics, truncation
-    score_stage = Stage("score", 4)
+    # 5: ned_raw against the truth in the format the prompt asked (a table's HTML under our
+    # protocol); 4: failure diagnostics; 3: ned_raw and the protocol; 2: bounded metrics
+    score_stage = Stage("score", 5)
     headlines = (
         Headline("ned", "ned", _DOCUMENT, lower_is_better=True),
         Headline("bleu", "bleu", _DOCUMENT),
@@ -291,15 +364,24 @@ class ShredTask:
     # ------------------------------------------------------------ items
 
     def item_sets(self, ctx: PlanContext) -> list[ItemSet]:
-        from shredfold.corpus.loaders import load_corpus
+        from shredfold.corpus.loaders import CorpusError, load_corpus
 
         spec = ctx.spec.spec
         sb = spec.shred
         if sb is None:
             return []
         if sb.samples is not None:
-            return self._outside_sets(ctx)
-        corpus = load_corpus(sb.corpus, list(sb.domains), sb.documents_per_domain)
+            try:
+                return self._outside_sets(ctx)
+            except OutsideSetError as exc:
+                field = "folder" if sb.samples.folder is not None else "manifest"
+                raise spec_error_at(ctx.spec.path, ("shred", "samples", field), str(exc)) from None
+        try:
+            corpus = load_corpus(sb.corpus, list(sb.domains), sb.documents_per_domain)
+        except CorpusError as exc:
+            field = "folder" if sb.corpus.folder is not None else "jsonl" if sb.corpus.jsonl is not None else None
+            at = ("shred", "corpus", field) if field else ("shred", "documents_per_domain")
+            raise spec_error_at(ctx.spec.path, at, str(exc)) from None
         out = []
         for domain in sb.domains:
             render = sb.render_for(domain)
@@ -332,13 +414,14 @@ class ShredTask:
         samples = read_outside(sb.samples, Checks(ctx.store, ctx.write))
         have_domains = {s.doc.domain for s in samples}
         have_ns = {s.n for s in samples}
-        for name, asked, have in (("domain", sb.domains, have_domains), ("N", sb.granularities, have_ns)):
+        for name, field, asked, have in (("domain", "domains", sb.domains, have_domains),
+                                         ("N", "granularities", sb.granularities, have_ns)):  # fmt: skip
             absent = [str(a) for a in asked if a not in have]
             if absent:
-                raise OutsideSetError(
+                raise spec_error_at(ctx.spec.path, ("shred", field), (
                     f"{where}: the spec asks for {name} {', '.join(absent)} but the set has none "
                     f"(it has {', '.join(str(h) for h in sorted(have))})"
-                )
+                ))  # fmt: skip
         groups: dict[tuple[str, int], list[OutsideSample]] = {}
         for s in samples:
             if (not sb.domains or s.doc.domain in sb.domains) and (not sb.granularities or s.n in sb.granularities):
@@ -364,9 +447,13 @@ class ShredTask:
     def build(self, item_set: ItemSet, job: JobContext) -> dict[str, int]:
         def make(item: ShredItem, folder: Path) -> None:
             if item.outside is not None:
+                from shredfold.shred.outside import source_root
                 from shredfold.shred.outside_sample import write_outside_sample
 
-                write_outside_sample(OutsideSample(item.key, item.doc, item.n, item.outside), folder)
+                sb = job.spec.spec.shred
+                assert sb is not None and sb.samples is not None
+                sample = OutsideSample(item.key, item.doc, item.n, item.outside)
+                write_outside_sample(sample, folder, source_root(sb.samples))
                 job.log.info("outside sample %s (%s, N=%d) stored", item.key[:12], item.doc.doc_id, item.n)
                 return
             assert item.render is not None and item.synthesis is not None and item.seed is not None
@@ -531,3 +618,100 @@ class ShredTask:
 
     def rows_filter(self) -> str:
         return "benchmark = 'shred'"
+
+    # ------------------------------------------------------------ export (a data set)
+
+    public_name = "shredbench"
+
+    def export_tables(self, spec: ResolvedSpec, item_sets: Sequence[ItemSet]) -> list[Table]:
+        return [Table(self.public_name, "test", EXPORT_COLUMNS, tuple(item_sets))] if item_sets else []
+
+    def export_row(self, item: ShredItem, item_set: ItemSet, job: JobContext) -> dict[str, Any]:
+        sample = job.store.object(SAMPLE_STAGE, item.key)
+        public, truth = load_public(sample), load_truth(sample)
+        common = {"kind": item.kind, "lang": item.lang, "n": item.n, "pieces": public.pieces,
+                  "composite": public.composite, "item": item.key}  # fmt: skip
+        pieces = sample_request("shredfold", "pieces", **common)
+        composite = sample_request("shredfold", "composite", **common)
+        paper = sample_request("paper", "composite", **common)
+        return {
+            "key": item.key,
+            "set_key": item_set.key,
+            "doc_id": item.doc.doc_id,
+            "domain": item.doc.domain,
+            "n": item.n,
+            "kind": item.kind,
+            "lang": item.lang,
+            "origin": "outside" if item.outside is not None else "rendered",
+            "protocol": protocol(job.spec),
+            "pieces": list(public.pieces),
+            "composite": public.composite,
+            "paper_image": paper.images[0],
+            "truth": truth.text,
+            "truth_html": truth.html,
+            "source": truth.source,
+            "system": pieces.messages[0].text,
+            "prompt_pieces": pieces.messages[1].text,
+            "prompt_composite": composite.messages[1].text,
+            "system_paper": paper.messages[0].text,
+            "prompt_paper": paper.messages[1].text,
+        }
+
+    def export_card(self, spec: ResolvedSpec, item_sets: Sequence[ItemSet]) -> DataCard:
+        from shredfold.shred.fonts import FONTS, font_roles
+
+        sb = spec.spec.shred
+        assert sb is not None
+        items: list[ShredItem] = [i for s in item_sets for i in s.items]
+        licences = [SHREDFOLD_LICENCE]
+        if sb.samples is not None:
+            licences.append(Licence("the outside samples (shred.samples)", "their own terms, not known to shredfold: state them before publishing", "unknown"))
+        elif sb.corpus.folder is None and sb.corpus.jsonl is None:
+            licences.append(Licence("the documents of the built-in corpus (written for shredfold)", "MIT", "mit", "shredfold's pyproject.toml (license)"))
+        else:
+            licences.append(Licence("the documents of the spec's corpus", "their own terms, not known to shredfold: state them before publishing", "unknown"))
+        roles = {r for i in items if i.render is not None for r in font_roles(i.doc, i.render.style)}
+        dejavu = sorted(FONTS[r].file for r in roles if "dejavu" in FONTS[r].provider)
+        noto = sorted({FONTS[r].file for r in roles} - set(dejavu))
+        if dejavu:
+            licences.append(Licence(f"the fonts the pages are drawn in: {', '.join(dejavu)}", *DEJAVU_LICENCE))
+        if noto:
+            licences.append(Licence(f"the fonts the pages are drawn in: {', '.join(noto)}", *NOTO_LICENCE))
+        summary = (
+            "ShredBench: a document rendered to a page, cut into N irregular pieces (N = 1 is "
+            "the intact page), turned into paper scraps, shuffled and scattered; a model must "
+            "return the text in order. A row is one sample with the images each protocol "
+            "sends and both protocols' truths. Protocol `shredfold`: each model's image mode "
+            "(`pieces` or `composite`) with a per-kind instruction, scored against `truth` "
+            "(normalised NED, BLEU, ROUGE-L; TEDS / TEDS-S against `truth_html` for tables). "
+            "Protocol `paper`: `paper_image` with one Markdown instruction, scored against "
+            "`source` (ned_raw is the paper's NED)."
+        )
+        facts = {
+            "protocol": protocol(spec),
+            "domains": sorted({i.doc.domain for i in items}),
+            "granularities": sorted({i.n for i in items}),
+            "prompt": PAPER_VERSION if protocol(spec) == "paper" else PROMPT_VERSION,
+        }
+        return DataCard(summary, tuple(licences), facts)
+
+    # ------------------------------------------------------------ eval (an Inspect AI task)
+
+    def eval_item(self, row: Mapping[str, Any], options: Mapping[str, Any]) -> EvalItem:
+        opts = eval_options(options)
+        proto = opts.protocol or row["protocol"]
+        request = sample_request(
+            proto, opts.image_mode, kind=row["kind"], lang=row["lang"], n=row["n"], pieces=row["pieces"],
+            composite=row["composite"], paper_image=row["paper_image"], item=row["key"],
+        )  # fmt: skip
+        truth = row["source"] if proto == "paper" else row["truth"]
+        facts = {"kind": row["kind"], "lang": row["lang"], "truth": truth, "truth_html": row["truth_html"],
+                 "protocol": proto, "domain": row["domain"], "n": row["n"], "doc_id": row["doc_id"]}  # fmt: skip
+        return EvalItem(row["key"], request, truth, facts)
+
+    def eval_score(self, facts: Mapping[str, Any], answer: str) -> EvalScore:
+        paper = facts["protocol"] == "paper"
+        scores = score_text(answer, facts["truth"], facts["truth_html"], facts["kind"], facts["lang"], paper)
+        values = {m: float(scores[m]) for m in ("ned", "ned_raw", "bleu", "rouge_l", "teds", "teds_s")}
+        meta = {"signature": scores["signature"], "truncated": scores["truncated"], "truncation": scores["truncation"]}
+        return EvalScore(values, answer, meta)

@@ -48,19 +48,18 @@ class JigsawOcr(AdapterBase):
     def complete(self, request: Request) -> Response:
         from shredfold.jigsaw.photo import STRAIGHT_SHARE, solve_photo, straight_share
         from shredfold.jigsaw.read import read
-        from shredfold.jigsaw.segment import enlarged, request_scraps
+        from shredfold.jigsaw.segment import enlarged
         from shredfold.jigsaw.solve import solve
         from shredfold.models.builtin.ocr import reader as ocr
         from shredfold.models.builtin.ocr.orient import quarter_turn
+        from shredfold.models.builtin.request_images import request_scraps
 
         # The paper's protocol tells no kind: the page is written as the Markdown it shows.
         kind = kind_of_template(request.template)
         if not request.images:
             raise ModelCallError("jigsaw-ocr: the request holds no images")
-        try:
-            images, source = request_scraps(request.images)
-        except ValueError as exc:
-            raise ModelCallError(f"jigsaw-ocr: {exc}") from exc
+        # Bounded in pixels and memory.
+        images, source = request_scraps(request.images, "jigsaw-ocr")
         if not images:
             raise ModelCallError("jigsaw-ocr: no scraps found in the request's images")
         reader, code_reader = ocr.read_lines, None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from shredfold.calls import ModelCallError, Request, Response
+from shredfold.calls import Request, Response
 from shredfold.models.adapter import AdapterBase, adapter
 from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
@@ -49,16 +49,15 @@ class OcrIslands(AdapterBase):
         from shredfold.jigsaw.photo import STRAIGHT_SHARE, read_scale, straight_share
         from shredfold.jigsaw.read import read_words
         from shredfold.jigsaw.scale import enlarge
-        from shredfold.jigsaw.segment import enlarged, request_scraps
+        from shredfold.jigsaw.segment import enlarged
         from shredfold.models.builtin.ocr import reader as ocr
         from shredfold.models.builtin.ocr.orient import quarter_turn, upright
+        from shredfold.models.builtin.request_images import request_scraps
 
         # The paper's protocol tells no kind: each scrap is written as the Markdown it shows.
         kind = kind_of_template(request.template)
-        try:
-            scraps, source = request_scraps(request.images)
-        except ValueError as exc:
-            raise ModelCallError(f"ocr-islands: {exc}") from exc
+        # Bounded in pixels and memory.
+        scraps, source = request_scraps(request.images, "ocr-islands")
         if scraps and all(s is not None for s in source) and straight_share(scraps) >= STRAIGHT_SHARE:
             # A photograph of straight-cut scraps, read as jigsaw-ocr reads its page: drawn
             # larger, the grey read (ocr.read_lines).

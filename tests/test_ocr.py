@@ -216,3 +216,16 @@ def test_engine_is_one_per_process_with_one_thread() -> None:
         assert session.compiled.get_property("INFERENCE_NUM_THREADS") == 1
         assert session.compiled.get_property("NUM_STREAMS") == 1
         assert session.compiled.get_property("ENABLE_CPU_PINNING") is False
+
+
+def test_ink_is_found_at_the_pages_own_contrast() -> None:
+    from shredfold.models.builtin.ocr.reader import _ink
+
+    page = np.full((300, 400), 255, np.uint8)
+    page[100:112, 50:56] = 0  # one short mark, far under 1% of the page: still ink
+    assert _ink(page).sum() == 72
+    faint = page.copy()
+    faint[100:112, 50:56] = 170  # small type drawn from a photograph: light grey
+    faint[200:204, 300:302] = 235  # paper texture near the paper's own grey: no ink
+    assert _ink(faint).sum() == 72
+    assert not _ink(np.full((50, 50), 240, np.uint8)).any()  # blank paper

@@ -173,9 +173,11 @@ def _ink(array: np.ndarray) -> np.ndarray:
     this mask would all be missed. Otsu's level, halfway between the classes' means, makes
     dark type's strokes bolder than they are and runs its letters together."""
     paper = float(np.median(array))
-    darkest = float(np.percentile(array, 0.5))
-    if paper - darkest < INK_SPAN:
+    dark = array[array < paper - INK_SPAN]
+    if dark.size == 0:  # blank paper
         return np.zeros(array.shape, bool)
+    # Of the ink only, so a scrap holding a single short mark keeps it.
+    darkest = float(np.percentile(dark, 5))
     return array < 0.5 * (paper + darkest)
 
 

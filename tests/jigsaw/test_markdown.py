@@ -59,6 +59,19 @@ def test_a_line_that_stops_short_inside_a_paragraph_is_a_hand_break() -> None:
     assert out == "The harbour ferry returned\n" + second.text
 
 
+def test_a_line_wrapped_after_a_hyphen_joins_the_next_without_a_space() -> None:
+    pg = page(LATIN)
+    first, second = [w for w in pg.words if w.text.startswith(("The harbour", "weeks of"))]
+    # The browser broke "six-week" at its hyphen: the two halves are one word again.
+    broke = Word(first.text.rsplit(" ", 1)[0] + " six-", first.x0, first.y0, first.x1,
+                 first.y1, 1.0)
+    out = page_markdown(pg.rgb, [broke, second])
+    assert out == broke.text + second.text
+    # A dash standing alone between words keeps its spaces.
+    dash = Word(first.text + " -", first.x0, first.y0, first.x1, first.y1, 1.0)
+    assert page_markdown(pg.rgb, [dash, second]) == dash.text + " " + second.text
+
+
 def test_program_text_is_a_fenced_code_block_with_its_indentation() -> None:
     code = ["def area(r):", "    return 3.14 * r * r", "", "print(area(2))"]
     words = []

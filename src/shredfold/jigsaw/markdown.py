@@ -219,9 +219,13 @@ def _gapped(ln: _Line, prev: _Line, pitch: float) -> bool:
 
 def _joiner(before: str, after: str) -> str:
     """What joins a wrapped line to the next: a space, or nothing next to CJK text (its
-    ideographs and full-width stops, which a line may end or start with)."""
+    ideographs and full-width stops, which a line may end or start with) and after a
+    hyphen between letters: a browser sets no hyphens of its own, so a wrapped line ending
+    in one broke a hyphenated word ("seven-" / "hour" is "seven-hour")."""
     tail, head = before[-1:], after[:1]
     if any(unicodedata.east_asian_width(ch) in "WF" for ch in (tail, head) if ch):
+        return ""
+    if tail == "-" and before[-2:-1].isalpha() and head.isalnum():
         return ""
     return " "
 

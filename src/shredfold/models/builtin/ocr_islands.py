@@ -18,6 +18,7 @@ from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
+# 12: a wrapped line ending in a hyphen between letters joins the next without a space
 # 11: the OCR's ink of the page's own contrast measured on the ink only (a lone mark kept)
 # 10: program text of a photograph read binarized, as one fenced block; ink found at
 # the page's own contrast
@@ -28,7 +29,7 @@ from shredfold.spec import ModelConfig
 # 6: the quarter turn settled on the first patch when that is clear; 5: a near tie of the
 # full readings settled on the whole scrap; 4: quarter turn from a few short crops
 # (orient.quarter_turn); 3: photographs segmented
-VERSION = 11
+VERSION = 12
 
 
 @adapter("ocr-islands", benchmarks=("shred",))

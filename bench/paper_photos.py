@@ -95,6 +95,10 @@ def stored(root: Path, work: Path) -> list[tuple[Path, dict]]:
 
 
 def report(rows: list[dict]) -> str:
+    """Per-sample and per-group tables; of rows of one sample and model (measured again at
+    a later model version) the last is shown."""
+    last = {(r["set"], r["domain"], r["n"], r["id"], r["model"]): r for r in rows}
+    rows = list(last.values())
     models = sorted({r["model"] for r in rows})
     docs: dict[tuple, dict[str, dict]] = defaultdict(dict)
     for r in rows:

@@ -148,3 +148,17 @@ def test_ocr_islands_reads_each_straight_cut_scrap_upright_as_markdown(latin: Pa
     # Scraps read upside down would give next to no words of the page.
     assert len(longer) >= 15 and sum(w in latin.source for w in longer) >= 0.8 * len(longer), answer
     assert "\n\n" in answer  # one Markdown block (or more) per scrap
+
+
+def test_a_page_read_as_nothing_on_its_side_is_read_at_another_quarter_turn() -> None:
+    from shredfold.models.builtin.ocr import reader as ocr
+
+    pg = page(CJK, cjk=True)
+    side = np.ascontiguousarray(np.rot90(pg.rgb, 1))
+    rgba = np.dstack([side, np.full(side.shape[:2], 255, np.uint8)])
+    scrap = load_scrap(rgba)
+    sol = Solution([scrap], [PieceShape(scrap.outline, [])], None,  # type: ignore[arg-type]
+                   [Cluster([0], {0: np.eye(3)})])
+    # A turner that takes the page on its side for upright, as CJK text's columns may.
+    text = read(sol, None, ocr.read_lines, lambda rgb: 0).text
+    assert Levenshtein.normalized_distance(plain(text), plain(pg.source)) < 0.1, text

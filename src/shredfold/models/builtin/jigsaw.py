@@ -17,6 +17,7 @@ from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
+# 15: a cluster read as nothing the way it was turned is read the quarter turn that reads most
 # 14: a wrapped line ending in a hyphen between letters joins the next without a space
 # 13: the OCR's ink of the page's own contrast measured on the ink only (a lone mark kept)
 # 12: scraps whose ink lines up across as well as along may join a quarter turn round;
@@ -33,7 +34,7 @@ from shredfold.spec import ModelConfig
 # settled on the whole drawing; 6: clusters' quarter turn from a few short crops
 # (orient.quarter_turn); 5: scraps of a photo with small text enlarged (jigsaw.scale);
 # 4: table rules through seam steps, OCR lines cut at rules; 3: photographs segmented
-VERSION = 14
+VERSION = 15
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))

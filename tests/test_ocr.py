@@ -104,6 +104,18 @@ def test_reads_lone_closing_braces_of_java() -> None:
     assert ned(text, "\n".join(JAVA), "code") <= 0.05
 
 
+def test_faint_grey_code_read_unbinarized_keeps_its_indentation_and_lone_braces() -> None:
+    # Small type drawn from a photograph is light grey (read unbinarized, as jigsaw-ocr
+    # reads a photographed page): the ink that sets indentation and finds the lone "}"
+    # lines is found at the page's own contrast, not at a fixed grey level.
+    dark = np.asarray(render(JAVA, font("DejaVuSansMono.ttf", 24)), dtype=np.float32)
+    faint = Image.fromarray((255 - (255 - dark) * 0.35).astype(np.uint8))  # ink at ~172
+    assert np.asarray(faint).min() > 150
+    text = ocr.read_text(faint, kind="code", binarize=False)
+    assert indents(text) == indents("\n".join(JAVA)), text
+    assert text.count("}") == 3, text
+
+
 def test_reads_an_rgba_scrap_with_a_shadow() -> None:
     scrap = as_scrap(render(PARAGRAPH, font("DejaVuSans.ttf", 24)))
     assert scrap.mode == "RGBA"
@@ -204,3 +216,16 @@ def test_engine_is_one_per_process_with_one_thread() -> None:
         assert session.compiled.get_property("INFERENCE_NUM_THREADS") == 1
         assert session.compiled.get_property("NUM_STREAMS") == 1
         assert session.compiled.get_property("ENABLE_CPU_PINNING") is False
+
+
+def test_ink_is_found_at_the_pages_own_contrast() -> None:
+    from shredfold.models.builtin.ocr.reader import _ink
+
+    page = np.full((300, 400), 255, np.uint8)
+    page[100:112, 50:56] = 0  # one short mark, far under 1% of the page: still ink
+    assert _ink(page).sum() == 72
+    faint = page.copy()
+    faint[100:112, 50:56] = 170  # small type drawn from a photograph: light grey
+    faint[200:204, 300:302] = 235  # paper texture near the paper's own grey: no ink
+    assert _ink(faint).sum() == 72
+    assert not _ink(np.full((50, 50), 240, np.uint8)).any()  # blank paper

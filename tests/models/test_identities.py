@@ -29,8 +29,8 @@ OCR = {
 }
 IDENTITIES = {
     "oracle": {"adapter": "oracle", "version": 1},
-    "ocr-islands": {"adapter": "ocr-islands", "version": 8, "ocr": OCR, "images": PIECES},
-    "jigsaw-ocr": {"adapter": "jigsaw-ocr", "version": 10, "ocr": OCR, "images": PIECES},
+    "ocr-islands": {"adapter": "ocr-islands", "version": 12, "ocr": OCR, "images": PIECES},
+    "jigsaw-ocr": {"adapter": "jigsaw-ocr", "version": 15, "ocr": OCR, "images": PIECES},
     "origami-oracle": {"adapter": "origami-oracle", "version": 2},
     "origami-random": {"adapter": "origami-random", "version": 2},
     "origami-search": {"adapter": "origami-search", "version": 3},
@@ -44,12 +44,19 @@ IDENTITIES = {
 # the quarter turn could be settled on the first patch looked at, and jigsaw-ocr's clusters
 # were refined jointly on every join their layout confirms; ocr-islands 7 and jigsaw-ocr 10
 # when OpenVINO took over running the OCR engine's models from ONNX Runtime; ocr-islands 8
-# when a scrap put level was cut to its paper before reading; origami-search 3 when its
-# full-step plans came from a library of outlines (and one plan per target).
+# when a scrap put level was cut to its paper before reading; jigsaw-ocr 11 and ocr-islands 9
+# when photographs of straight-cut scraps were solved from their text lines (jigsaw-ocr) and
+# read drawn larger, and the paper's protocol was answered in Markdown; jigsaw-ocr 12 and
+# ocr-islands 10 when photographed program text was read binarized as one fenced block
+# (and jigsaw-ocr's scraps could join a quarter turn round); jigsaw-ocr 13 and ocr-islands 11
+# when the OCR's ink level was measured on the ink only; jigsaw-ocr 14 and ocr-islands 12
+# when a line wrapped after a hyphen was joined to the next without a space; jigsaw-ocr 15
+# when a cluster read as nothing was read at the quarter turn that reads most; origami-search
+# 3 when its full-step plans came from a library of outlines (and one plan per target).
 KEYS = {
     "oracle": "3b0ead42888ab46ab45210dccfc87e959b05e68e701a7369fcf626e2fa76acf0",
-    "ocr-islands": "21ad9aa1ff6fc2ec11f3f1ec583c8788dfdcc5c230ddea02f71b37e6ee892a29",
-    "jigsaw-ocr": "696fcf6b04882283515d4a2a8e7dfee947c3c70f363285839bb269fd460c7674",
+    "ocr-islands": "8401532dbbfe1dba840f25409b74178f8c47c872ee4617096c0bb2473ac8ade4",
+    "jigsaw-ocr": "c244b9353d8b48fa0d5183e8ef70e4c763b35af9a1ba9dbe0d7d8ec3ca00ccb9",
     "origami-oracle": "9a48eba6abfe42921b8130451aedb9ef30e1e26cf8800725fc45a72786578bb9",
     "origami-random": "5835064fb40072d4f378c185c31714a0f8af8a47e61e953f265f5cd26d99a61d",
     "origami-search": "d9696b3a97bd2190da24b4c05f141eb4c6834ba34c171e32472f1a68ccb92080",

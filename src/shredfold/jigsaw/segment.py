@@ -44,6 +44,11 @@ INK_REACH = 3  # px: a bite opens onto ink this close
 STRAND = 2  # px: radius of the opening that cuts thin strands off a scrap
 PAD = 6  # px of margin around each crop
 MAX_PIXELS = 40_000_000  # a larger photo is reduced first (bounded time and memory)
+NECK_MIN = 3.0  # px: the narrowest neck radius tried between two touching scraps ...
+NECK_GROWTH = 1.4  # ... growing by this factor ...
+NECK_SHARE = 0.25  # ... up to this share of the region's thickest point
+NECK_PART_SHARE = 0.04  # of the region: the least a part split off must hold ...
+NECK_INK = 100  # ... and this many ink pixels
 
 
 @dataclass(frozen=True)
@@ -66,15 +71,15 @@ def decode_photo(data: bytes) -> np.ndarray:
         return np.asarray(im.convert("RGB"))
 
 
-def scrap_images(images: Sequence[bytes], max_pixels: int = MAX_PIXELS) -> list[np.ndarray]:
-    """The scraps a request shows, as RGBA arrays: an image with transparency is one
+def request_scraps(images: Sequence[bytes], max_pixels: int = MAX_PIXELS,
+                   ) -> tuple[list[np.ndarray], list[int | None]]:
+    """The scraps a request shows, as RGBA arrays, at the size shown, and for each the
+    image it was cut out of (None: given cut out): an image with transparency is one
     cut-out scrap and is kept as it is; an opaque one is a photograph of scraps on a
     table, and the scraps segmented out of it are returned in its reading order (a photo
-    of more than ``max_pixels`` is reduced to that size first, bounding time and memory),
-    enlarged when its text is small (:mod:`shredfold.jigsaw.scale`: a photo reduced for
-    presentation shows the scraps at half their size or less), to at most ``max_pixels``
-    in all."""
+    of more than ``max_pixels`` is reduced to that size first, bounding time and memory)."""
     out: list[np.ndarray] = []
+    photo: list[int | None] = []
     for k, data in enumerate(images):
         try:
             with Image.open(io.BytesIO(data)) as im:
@@ -86,6 +91,7 @@ def scrap_images(images: Sequence[bytes], max_pixels: int = MAX_PIXELS) -> list[
                 f = (max_pixels / (rgba.shape[0] * rgba.shape[1])) ** 0.5
                 rgba = cv2.resize(rgba, (max(1, int(rgba.shape[1] * f)), max(1, int(rgba.shape[0] * f))), interpolation=cv2.INTER_AREA)
             out.append(rgba)
+            photo.append(None)
             continue
         rgb = np.ascontiguousarray(rgba[..., :3])
         h, w = rgb.shape[:2]
@@ -94,10 +100,31 @@ def scrap_images(images: Sequence[bytes], max_pixels: int = MAX_PIXELS) -> list[
             size = (max(1, int(w * f)), max(1, int(h * f)))
             rgb = cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
         crops = [sg.rgba for sg in segment(rgb)]
-        if crops:
-            area = sum(c.shape[0] * c.shape[1] for c in crops)
-            factor = min(enlargement(crops), (max_pixels / area) ** 0.5)
-            out.extend(enlarge(c, factor) if factor > 1.0 else c for c in crops)
+        out.extend(crops)
+        photo.extend([k] * len(crops))
+    return out, photo
+
+
+def scrap_images(images: Sequence[bytes], max_pixels: int = MAX_PIXELS) -> list[np.ndarray]:
+    """The scraps a request shows (:func:`request_scraps`), those cut out of a photograph
+    enlarged when their text is small (:func:`enlarged`)."""
+    return enlarged(*request_scraps(images, max_pixels), max_pixels)
+
+
+def enlarged(scraps: Sequence[np.ndarray], source: Sequence[int | None],
+             max_pixels: int = MAX_PIXELS) -> list[np.ndarray]:
+    """The scraps, those cut out of a photograph (``source`` not None) enlarged when their
+    text is small (:mod:`shredfold.jigsaw.scale`: a photo reduced for presentation shows
+    the scraps at half their size or less), to at most ``max_pixels`` per photograph."""
+    out = list(scraps)
+    for k in sorted({s for s in source if s is not None}):
+        at = [n for n, s in enumerate(source) if s == k]
+        crops = [scraps[n] for n in at]
+        area = sum(c.shape[0] * c.shape[1] for c in crops)
+        factor = min(enlargement(crops), (max_pixels / area) ** 0.5)
+        if factor > 1.0:
+            for n in at:
+                out[n] = enlarge(scraps[n], factor)
     return out
 
 
@@ -156,6 +183,69 @@ def _adopt(labels: np.ndarray, candidates: np.ndarray, areas: np.ndarray,
     labels.reshape(-1)[at[target > 0]] = target[target > 0]
 
 
+def _parts(region: np.ndarray, ink: np.ndarray) -> np.ndarray | None:
+    """Labels (1, 2, ...) of the scraps a region falls into at its narrowest necks, or
+    None when it is one scrap.
+
+    Two scraps lying so their rims touch (a curled corner resting on a neighbour) are one
+    region joined by a neck much narrower than either. Eroding the region by a growing
+    radius parts it there first; it is split when every part holds ink and a fair share
+    of the region, and the neck is under half as wide as the thinner part is thick (a
+    waist of one scrap is not a neck). Every pixel goes to the nearest part.
+    """
+    dist = cv2.distanceTransform(region.view(np.uint8), cv2.DIST_L2, 5)
+    area = float(region.sum())
+    radius = NECK_MIN
+    while radius <= NECK_SHARE * float(dist.max()):
+        cores, count = ndimage.label(dist > radius, structure=np.ones((3, 3), bool))
+        if count >= 2:
+            _, idx = cv2.distanceTransformWithLabels((cores == 0).view(np.uint8), cv2.DIST_L2, 5,
+                                                     labelType=cv2.DIST_LABEL_PIXEL)
+            seeds = cores[cores > 0]  # labels in raster order of the zero pixels
+            parts = np.where(region, seeds[idx - 1], 0)
+            sizes = np.bincount(parts.ravel(), minlength=count + 1)[1:]
+            inks = np.bincount(parts.ravel(), weights=ink.ravel(), minlength=count + 1)[1:]
+            thick = ndimage.maximum(dist, cores, index=np.arange(1, count + 1))
+            real = ((sizes >= NECK_PART_SHARE * area) & (inks >= NECK_INK)
+                    & (np.asarray(thick) >= 2 * radius))
+            if real.sum() >= 2:
+                # Parts too small or bare to be scraps go with their nearest real part.
+                owner = np.flatnonzero(real) + 1
+                _, idx2 = cv2.distanceTransformWithLabels(
+                    (~np.isin(cores, owner)).view(np.uint8), cv2.DIST_L2, 5,
+                    labelType=cv2.DIST_LABEL_PIXEL)
+                seeds2 = cores[np.isin(cores, owner)]
+                renumber = np.zeros(count + 1, np.int32)
+                renumber[owner] = np.arange(1, len(owner) + 1)
+                return np.where(region, renumber[seeds2[idx2 - 1]], 0)
+        radius *= NECK_GROWTH
+    return None
+
+
+def split_necks(labels: np.ndarray, keep: np.ndarray, ink: np.ndarray) -> np.ndarray:
+    """Regions of ``labels`` split at necks (:func:`_parts`), in place; the labels kept."""
+    out = []
+    queue = list(keep)
+    next_label = int(labels.max()) + 1
+    while queue:
+        lab = queue.pop(0)
+        sl = ndimage.find_objects((labels == lab).view(np.uint8))[0]
+        own = labels[sl] == lab
+        # Ink the table's colour (grey text on a grey table) is still a hole in its
+        # scrap here: holes count as ink.
+        region = fill_holes(own)
+        parts = _parts(region, (ink[sl] | ~own) & region)
+        if parts is None:
+            out.append(lab)
+            continue
+        for p in range(2, int(parts.max()) + 1):
+            labels[sl][own & (parts == p)] = next_label
+            queue.append(next_label)
+            next_label += 1
+        queue.append(lab)
+    return np.asarray(sorted(out), dtype=np.int64)
+
+
 def fill_holes(mask: np.ndarray) -> np.ndarray:
     """``mask`` with every region it encloses filled (4-connected background)."""
     padded = np.pad(mask.view(np.uint8), 1)
@@ -193,6 +283,7 @@ def segment(rgb: np.ndarray) -> list[Segment]:
     wide = cv2.morphologyEx(tablish, cv2.MORPH_OPEN, disk(min(WIDE * radius, RADIUS_WIDE)),
                             borderType=cv2.BORDER_REPLICATE).astype(bool)
     _adopt(labels, table & ~wide & (labels == 0), areas, ink)
+    keep = split_necks(labels, keep, ink)
     objects = ndimage.find_objects(labels)
     out = []
     for lab in keep:

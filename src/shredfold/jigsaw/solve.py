@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PIL import Image
@@ -18,6 +19,9 @@ from shredfold.jigsaw.geometry import angle_of, apply, rigid
 from shredfold.jigsaw.ink import line_angle
 from shredfold.jigsaw.match import MAX_COST, candidates
 from shredfold.jigsaw.sides import split_sides
+
+if TYPE_CHECKING:
+    from shredfold.jigsaw.place import Placement
 
 DISTORTED_MAX_COST = 2.0  # px: warped scraps (blender) fit less tightly
 # Widenings of the assembly's border checks (slack, angle) tried in turn while the page is
@@ -52,8 +56,10 @@ class Cluster:
 class Solution:
     scraps: list[Scrap]
     shapes: list[PieceShape]
-    assembly: Assembly
+    assembly: Assembly | Placement  # outlines matched (solve), or levelled scraps placed (photo)
     clusters: list[Cluster]  # biggest first
+    scale: float = 1.0  # the clusters are read drawn this much larger (small text)
+    close_seams: bool = False  # ... and with the seams between scraps drawn as paper
 
     @property
     def complete(self) -> bool:

@@ -47,7 +47,16 @@ def _columns(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
-def format_text(words: Sequence[Word], kind: str) -> str:
+def char_width(words: Sequence[Word]) -> float | None:
+    """The width of one character of monospaced ``words`` (px), from the words long enough
+    to measure it by; None when there are none."""
+    widths = [(w.x1 - w.x0) / _columns(w.text) for w in words if _columns(w.text) >= 4]
+    return statistics.median(widths) if widths else None
+
+
+def format_text(words: Sequence[Word], kind: str, cw: float | None = None) -> str:
+    """The words' text row by row; code indented by the character width ``cw`` (measured
+    on ``words`` when not given: a part of a page may hold no word long enough)."""
     grouped = rows(words)
     if not grouped:
         return ""
@@ -55,9 +64,7 @@ def format_text(words: Sequence[Word], kind: str) -> str:
         return "\n".join(" ".join(w.text for w in row) for row in grouped)
     # Code: indentation from where each row starts, in character widths of the monospaced
     # font, relative to the least indented row (column 0 on a whole page).
-    widths = [(w.x1 - w.x0) / _columns(w.text) for row in grouped for w in row
-              if _columns(w.text) >= 4]
-    cw = statistics.median(widths) if widths else None
+    cw = cw or char_width(words)
     left = min(row[0].x0 for row in grouped)
     out = []
     for row in grouped:

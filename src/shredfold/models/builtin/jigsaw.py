@@ -8,6 +8,7 @@ scraps are segmented out first; never the cut polygons or the truth). See
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from shredfold.calls import ModelCallError, Request, Response
@@ -16,7 +17,15 @@ from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
-# 10: the OCR engine's models run by OpenVINO; 9: clusters refined jointly (all poses
+# 15: a cluster read as nothing the way it was turned is read the quarter turn that reads most
+# 14: a wrapped line ending in a hyphen between letters joins the next without a space
+# 13: the OCR's ink of the page's own contrast measured on the ink only (a lone mark kept)
+# 12: scraps whose ink lines up across as well as along may join a quarter turn round;
+# program text of a photograph read binarized, as one fenced block; ink found at the
+# page's own contrast
+# 11: photographs of scraps cut along straight lines solved from their text lines and
+# straight edges (jigsaw.photo), read drawn larger, and under the paper's protocol
+# answered as the Markdown the page shows; 10: the OCR engine's models run by OpenVINO; 9: clusters refined jointly (all poses
 # solved at once, point to line, also on every candidate join the layout confirms: a
 # photographed table page kept a block of scraps 0.9 degrees off), and a cluster's quarter turn settled on the first patch when that is
 # clear; 8: table rules continued through stretches lightened by a crease's
@@ -25,7 +34,7 @@ from shredfold.spec import ModelConfig
 # settled on the whole drawing; 6: clusters' quarter turn from a few short crops
 # (orient.quarter_turn); 5: scraps of a photo with small text enlarged (jigsaw.scale);
 # 4: table rules through seam steps, OCR lines cut at rules; 3: photographs segmented
-VERSION = 10
+VERSION = 15
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))
@@ -40,20 +49,31 @@ class JigsawOcr(AdapterBase):
         }
 
     def complete(self, request: Request) -> Response:
+        from shredfold.jigsaw.photo import STRAIGHT_SHARE, solve_photo, straight_share
         from shredfold.jigsaw.read import read
+        from shredfold.jigsaw.segment import enlarged
         from shredfold.jigsaw.solve import solve
         from shredfold.models.builtin.ocr import reader as ocr
         from shredfold.models.builtin.ocr.orient import quarter_turn
         from shredfold.models.builtin.request_images import request_scraps
 
-        kind = kind_of_template(request.template) or "prose"  # the paper tells no kind
+        # The paper's protocol tells no kind: the page is written as the Markdown it shows.
+        kind = kind_of_template(request.template)
         if not request.images:
             raise ModelCallError("jigsaw-ocr: the request holds no images")
-        images = request_scraps(request.images, "jigsaw-ocr")  # bounded in pixels and memory
+        # Bounded in pixels and memory.
+        images, source = request_scraps(request.images, "jigsaw-ocr")
         if not images:
             raise ModelCallError("jigsaw-ocr: no scraps found in the request's images")
-        solution = solve(images)
-        text = read(solution, kind, ocr.read_lines, quarter_turn).text
+        reader, code_reader = ocr.read_lines, None
+        if all(s is not None for s in source) and straight_share(images) >= STRAIGHT_SHARE:
+            solution = solve_photo(images)
+            # Serif prose of a photograph reads best in grey (see read_lines); monospace
+            # code binarized: in grey, its lone "}" reads as "了", "0" as "θ", ")" as "）".
+            reader, code_reader = partial(ocr.read_lines, binarize=False), ocr.read_lines
+        else:
+            solution = solve(enlarged(images, source))
+        text = read(solution, kind, reader, quarter_turn, code_reader).text
         if kind == "code":
             text = "```\n" + text + "\n```"
         return Response(text=text, served_model="jigsaw-ocr")

@@ -9,6 +9,7 @@ cut into its scraps (``jigsaw.segment``), read in the photo's reading order.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from shredfold.calls import Request, Response
@@ -17,12 +18,18 @@ from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
-# 8: a scrap put level is cut to its paper before it is read (orient.upright);
+# 12: a wrapped line ending in a hyphen between letters joins the next without a space
+# 11: the OCR's ink of the page's own contrast measured on the ink only (a lone mark kept)
+# 10: program text of a photograph read binarized, as one fenced block; ink found at
+# the page's own contrast
+# 9: scraps of a photograph of straight-cut scraps read drawn larger and unbinarised (as
+# jigsaw-ocr reads them), and under the paper's protocol answered as the Markdown each
+# scrap shows; 8: a scrap put level is cut to its paper before it is read (orient.upright);
 # 7: the OCR engine's models run by OpenVINO (and the engine's identity given in full);
 # 6: the quarter turn settled on the first patch when that is clear; 5: a near tie of the
 # full readings settled on the whole scrap; 4: quarter turn from a few short crops
 # (orient.quarter_turn); 3: photographs segmented
-VERSION = 8
+VERSION = 12
 
 
 @adapter("ocr-islands", benchmarks=("shred",))
@@ -37,18 +44,45 @@ class OcrIslands(AdapterBase):
         }
 
     def complete(self, request: Request) -> Response:
+        import numpy as np
         from PIL import Image
 
+        from shredfold.jigsaw.markdown import looks_like_code, pages_markdown
+        from shredfold.jigsaw.photo import STRAIGHT_SHARE, read_scale, straight_share
+        from shredfold.jigsaw.read import read_words
+        from shredfold.jigsaw.scale import enlarge
+        from shredfold.jigsaw.segment import enlarged
         from shredfold.models.builtin.ocr import reader as ocr
         from shredfold.models.builtin.ocr.orient import quarter_turn, upright
         from shredfold.models.builtin.request_images import request_scraps
 
+        # The paper's protocol tells no kind: each scrap is written as the Markdown it shows.
         kind = kind_of_template(request.template)
-        scraps = request_scraps(request.images, "ocr-islands")  # bounded in pixels and memory
-        parts = []
+        # Bounded in pixels and memory.
+        scraps, source = request_scraps(request.images, "ocr-islands")
+        if scraps and all(s is not None for s in source) and straight_share(scraps) >= STRAIGHT_SHARE:
+            # A photograph of straight-cut scraps, read as jigsaw-ocr reads its page: drawn
+            # larger, the grey read (ocr.read_lines).
+            factor = read_scale(scraps)
+            scraps = [enlarge(c, factor) for c in scraps]
+            binarize = False
+        else:
+            scraps = enlarged(scraps, source)
+            binarize = True
+        parts, read = [], []
         for rgba in scraps:
             scrap = upright(Image.fromarray(rgba, "RGBA"), turn=quarter_turn)
-            text = ocr.read_text(scrap, kind="code" if kind == "code" else "prose")
+            if kind is None:
+                rgb = np.asarray(scrap.convert("RGB"))
+                read.append((rgb, read_words(rgb, partial(ocr.read_lines, binarize=binarize))))
+                continue
+            text = ocr.read_text(scrap, kind="code" if kind == "code" else "prose",
+                                 binarize=binarize)
             if text.strip():
                 parts.append(text)
+        if kind is None:
+            if not binarize and looks_like_code([w for _, words in read for w in words]):
+                # Monospace code reads best binarized (as jigsaw-ocr reads it).
+                read = [(rgb, read_words(rgb, ocr.read_lines)) for rgb, _ in read]
+            return Response(text=pages_markdown(read), served_model="ocr-islands")
         return Response(text="\n".join(parts), served_model="ocr-islands")

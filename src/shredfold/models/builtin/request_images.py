@@ -79,12 +79,14 @@ def bounded(images: Sequence[bytes], who: str, max_pixels: int = MAX_PIXELS) -> 
     return out
 
 
-def request_scraps(images: Sequence[bytes], who: str) -> list[np.ndarray]:
-    """The scraps a request shows (:func:`shredfold.jigsaw.segment.scrap_images`), read
-    within the bounds above."""
-    from shredfold.jigsaw.segment import scrap_images
+def request_scraps(images: Sequence[bytes], who: str,
+                   ) -> tuple[list[np.ndarray], list[int | None]]:
+    """The scraps a request shows, read within the bounds above, and for each the image it
+    was cut out of (None: sent cut out), as :func:`shredfold.jigsaw.segment.request_scraps`
+    gives them: at the size shown (a solver enlarges them as it reads them best)."""
+    from shredfold.jigsaw.segment import request_scraps as cut
 
     try:
-        return scrap_images(bounded(images, who))
+        return cut(bounded(images, who))
     except ValueError as exc:
         raise ModelCallError(f"{who}: {exc}") from exc

@@ -12,6 +12,10 @@ The designs are read from a fetched folder (``shredfold designs fetch``; default
 2. Each solved target is played by each agent (``--agents``) with ``run_episode`` in
    ``--workers`` long-lived processes, one agent object per worker and agent as a pipeline
    cell has (origami-search builds its outline library once per process). GS is the task's.
+   Each worker's memory is capped (``--play-memory``, RLIMIT_AS) and each episode's CPU
+   time (``--episode-cpu``): an episode past either is a row with GS 0 and the cause, and a
+   worker that dies or hangs past a wall-clock bound is replaced, its design recorded as
+   lost, so one design cannot stop the bench.
 
 The step limit defaults to 20, the paper spec's (``specs/paper.yaml``); the OrigamiBench
 paper's own limit was not found in the text available here.
@@ -26,8 +30,9 @@ import argparse
 import json
 import multiprocessing as mp
 import os
+import signal
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -117,12 +122,20 @@ def solve_all(found: list[Design], size: int, cache: Path, cpu_s: float, memory_
 _AGENTS: dict[str, Any] = {}
 
 
-def _play(args: tuple[Design, int, int, str, list[str]]) -> dict[str, Any]:
+class EpisodeCpuLimit(BaseException):  # noqa: N818 - not an Exception: the env's own handlers must not swallow it
+    """An episode ran past its CPU time (raised from SIGPROF)."""
+
+
+def _over_cpu(signum: int, frame: Any) -> None:
+    raise EpisodeCpuLimit
+
+
+def _play(args: tuple[Design, int, int, str, list[str], float]) -> dict[str, Any]:
     from shredfold.models.builtin import origami_agents
     from shredfold.origami_bench.env import EnvConfig, gs, run_episode, silhouette
     from shredfold.spec import ModelConfig
 
-    design, size, step_limit, cache, agents = args
+    design, size, step_limit, cache, agents, episode_cpu = args
     png, npy, _ = _paths(Path(cache), design, size)
     target_png, target_mask = png.read_bytes(), np.load(npy)
     row: dict[str, Any] = {"design": design.id, "key": design.key, "tier": design.tier, "category": design.category}
@@ -134,9 +147,21 @@ def _play(args: tuple[Design, int, int, str, list[str]]) -> dict[str, Any]:
             _AGENTS[name] = cls(ModelConfig(id=name, adapter=name), None)
         agent = _AGENTS[name]
         t0 = time.process_time()
+        # ITIMER_PROF counts this process's CPU time; the handler raises at the next bytecode
+        signal.signal(signal.SIGPROF, _over_cpu)
+        signal.setitimer(signal.ITIMER_PROF, episode_cpu)
         try:
             episode = run_episode(target_png, env, lambda r, a=agent: (a.complete(r).text, {}), item=None)
+            signal.setitimer(signal.ITIMER_PROF, 0)
+        except EpisodeCpuLimit:
+            row[short] = {"gs": 0.0, "steps": 0, "cpu_s": round(time.process_time() - t0, 2), "error": f"over {episode_cpu:g} s of CPU"}
+            continue
+        except MemoryError as exc:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            row[short] = {"gs": 0.0, "steps": 0, "cpu_s": round(time.process_time() - t0, 2), "error": f"out of memory: {exc}"}
+            continue
         except Exception as exc:  # noqa: BLE001 - a crash is the bench's finding, not its end
+            signal.setitimer(signal.ITIMER_PROF, 0)
             row[short] = {"gs": 0.0, "steps": 0, "cpu_s": round(time.process_time() - t0, 2), "error": f"crash: {type(exc).__name__}: {exc}"}
             continue
         row[short] = {
@@ -144,8 +169,69 @@ def _play(args: tuple[Design, int, int, str, list[str]]) -> dict[str, Any]:
             "steps": episode.steps,
             "cpu_s": round(time.process_time() - t0, 2),
             "error": episode.error,
+            # the engine's rejections by reason (a fold past MAX_LAYERS is "thickness")
+            "rejected": dict(sorted(Counter(t.reason for t in episode.turns if not t.valid).items())),
         }
     return row
+
+
+def _worker(inbox: Any, outbox: Any, memory_gb: float) -> None:
+    """A long-lived player: designs in, rows out, under a cap on its address space."""
+    import resource
+
+    memory = int(memory_gb * 2**30)
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    for task in iter(inbox.get, None):
+        outbox.put((os.getpid(), _play(task)))
+
+
+def play_all(work: list[tuple[Any, ...]], workers: int, memory_gb: float, wall_s: float) -> Any:
+    """Rows of ``work`` as they come, from ``workers`` players; a player that dies or takes
+    longer than ``wall_s`` on one design is replaced and the design's row says so."""
+    ctx = mp.get_context("spawn")
+    outbox = ctx.Queue()
+    todo = list(work)
+    players: dict[int, tuple[Any, Any, tuple[Any, ...] | None, float]] = {}
+
+    def start() -> None:
+        inbox = ctx.Queue()
+        p = ctx.Process(target=_worker, args=(inbox, outbox, memory_gb), daemon=True)
+        p.start()
+        players[p.pid] = (p, inbox, None, 0.0)
+
+    for _ in range(min(workers, len(todo))):
+        start()
+    while todo or any(task is not None for _, _, task, _ in players.values()):
+        for pid, (p, inbox, task, _) in list(players.items()):
+            if task is None and todo:
+                task = todo.pop(0)
+                inbox.put(task)
+                players[pid] = (p, inbox, task, time.monotonic())
+        try:
+            pid, row = outbox.get(timeout=2.0)
+            p, inbox, _, _ = players[pid]
+            players[pid] = (p, inbox, None, 0.0)
+            yield row
+        except Exception:  # noqa: BLE001 - queue.Empty: check on the players
+            pass
+        for pid, (p, _, task, since) in list(players.items()):
+            if task is None:
+                continue
+            dead = not p.is_alive()
+            if dead or time.monotonic() - since > wall_s:
+                if not dead:
+                    p.kill()
+                p.join()
+                del players[pid]
+                d = task[0]
+                why = f"player lost (exit code {p.exitcode})" if dead else f"player past {wall_s:g} s of wall time, killed"
+                yield {"design": d.id, "key": d.key, "tier": d.tier, "category": d.category,
+                       **{a: {"gs": 0.0, "steps": 0, "cpu_s": None, "error": why} for a in task[4]}}  # fmt: skip
+                if todo:
+                    start()
+    for p, inbox, _, _ in players.values():
+        inbox.put(None)
+        p.join(timeout=10)
 
 
 def summary(rows: list[dict[str, Any]], skipped: list[dict[str, Any]], agents: list[str]) -> dict[str, Any]:
@@ -192,6 +278,8 @@ def main() -> None:
     ap.add_argument("--solve-cpu", type=float, default=120.0, help="CPU seconds to solve one target")
     ap.add_argument("--solve-memory", type=float, default=4.0, help="GB of memory to solve one target")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--play-memory", type=float, default=4.0, help="GB of address space of each player process")
+    ap.add_argument("--episode-cpu", type=float, default=300.0, help="CPU seconds of one agent's episode")
     ap.add_argument("--limit", type=int, default=0, help="only the first N designs (0: all)")
     ap.add_argument("--sample", type=int, default=0, help="only N designs spread evenly over the name order (0: all)")
     ap.add_argument("--cache", type=Path, required=False, default=Path("results/bench-ff-targets"))
@@ -225,14 +313,18 @@ def main() -> None:
     rows: list[dict[str, Any]] = [done[d.key] for d in playable if d.key in done]
     print(f"resumed {len(rows)} episodes from {journal}", flush=True)
     t1 = time.monotonic()
-    work = [(d, args.size, args.step_limit, str(args.cache), args.agents) for d in playable if d.key not in done]
-    with mp.get_context("spawn").Pool(args.workers) as pool, journal.open("a") as log:
-        for row in pool.imap(_play, work):
+    work = [(d, args.size, args.step_limit, str(args.cache), args.agents, args.episode_cpu) for d in playable if d.key not in done]
+    # a player's wall time on one design: its episodes' CPU on a machine shared 4 ways, and
+    # the outline library it builds first
+    wall_s = 4 * args.episode_cpu * len(args.agents) + 600
+    with journal.open("a") as log:
+        for row in play_all(work, args.workers, args.play_memory, wall_s):
             rows.append(row)
             log.write(json.dumps(row) + "\n")
             log.flush()
             print(row["design"], row["tier"], row["category"],
-                  " ".join(f"{a}={row[a]['gs']:.3f}/{row[a]['steps']}/{row[a]['cpu_s']}s" for a in args.agents),
+                  " ".join(f"{a}={row[a]['gs']:.3f}/{row[a]['steps']}/{row[a]['cpu_s']}s"
+                           + (f" [{row[a]['error']}]" if row[a]["error"] else "") for a in args.agents),
                   flush=True)  # fmt: skip
     s = summary(rows, skipped, args.agents)
     print(f"played {len(rows)} in {time.monotonic() - t1:.0f} s")

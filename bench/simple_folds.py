@@ -151,7 +151,7 @@ def items(args: argparse.Namespace) -> None:
     variants = ("mcq_assoc", "mcq_causal")
     rows: dict[str, dict[str, Any]] = {}
     t0 = time.monotonic()
-    for d in designs:
+    for d in designs[args.start :]:
         n = step_count(d, orders)
         row: dict[str, Any] = {"tier": d.tier, "category": d.category, "steps": n,
                                "from": "none" if not n else "simple folds" if d.sequence else "crease order"}  # fmt: skip
@@ -201,6 +201,7 @@ def main() -> None:
     ap.add_argument("--journal-only", action="store_true", help="find: write the data file from the journal, search nothing")
     ap.add_argument("--size", type=int, default=256)
     ap.add_argument("--out-items", type=Path, default=None)
+    ap.add_argument("--start", type=int, default=0, help="items: count from the N-th design on (all stay distractors)")
     args = ap.parse_args()
     args.folder = args.folder or fetched_folder()
     {"find": find, "items": items}[args.what](args)

@@ -63,6 +63,40 @@ def test_fold_that_misses_the_model_is_rejected():
     assert fold(half, (0.5, 0), (0.5, 1), "X").reason == "syntax"
 
 
+def _halvings(state: FoldState, n: int) -> FoldState | Rejection:
+    """Fold the model in half ``n`` times, across and along in turn."""
+    for k in range(n):
+        x0, y0, x1, y1 = folded_silhouette(state.geometry).bounds
+        mid = ((x0 + x1) / 2, (y0 + y1) / 2)
+        line = ((mid[0], y0 - 0.1), (mid[0], y1 + 0.1)) if k % 2 else ((x0 - 0.1, mid[1]), (x1 + 0.1, mid[1]))
+        new = fold(state, *line, "V")
+        if isinstance(new, Rejection):
+            return new
+        state = new
+    return state
+
+
+def test_a_fold_that_would_stack_too_many_layers_is_rejected(monkeypatch):
+    # 3 halvings make 8 layers at every point; the solver alone reports that unsolved past
+    # its bound (not unsatisfiable), and solves it within
+    eight = _halvings(SHEET, 3)
+    assert isinstance(eight, FoldState) and eight.pattern.n_faces == 8
+    thick = solve_layers(eight.pattern, max_layers=7)
+    assert thick.status == "too-thick" and not thick.satisfiable and thick.face_orders is None
+    assert solve_layers(eight.pattern, max_layers=8).satisfiable
+    # the limit's own figure costs gigabytes past it (layer order grows with the cube of a
+    # stack's depth), so a small one shows the rule on the actions
+    monkeypatch.setattr("shredfold.origami.actions.MAX_LAYERS", 4)
+    four = _halvings(SHEET, 2)
+    assert isinstance(four, FoldState)
+    assert _halvings(four, 1) == Rejection("thickness", "the fold would stack 8 layers at one point (at most 4)")
+    assert crease(SHEET, (0.5, 0), (0.5, 1), "V").flat_foldable
+    accordion = SHEET
+    for x in (0.2, 0.4, 0.6, 0.8):
+        accordion = crease(accordion, (x, 0), (x, 1), "V" if x in (0.2, 0.6) else "M")
+    assert isinstance(accordion, Rejection) and accordion.reason == "thickness"
+
+
 def _check_state(state: FoldState) -> None:
     assert state.flat_foldable
     assert check_local(state.pattern).ok

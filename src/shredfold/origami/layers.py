@@ -30,7 +30,7 @@ from .pattern import CreasePattern
 from .propagation import propagate
 from .states import Timeout, check_deadline, solve_component
 
-Status = Literal["ok", "unsatisfiable", "timeout"]
+Status = Literal["ok", "unsatisfiable", "timeout", "too-thick"]
 Reason = Literal["", "maekawa", "kawasaki", "crimp", "dangling", "length", "overlap", "layer-order"]
 
 @dataclass(frozen=True)
@@ -59,6 +59,7 @@ def solve_layers(
     timeout: float | None = None,
     check: bool = True,
     prefer: Prefer | None = None,
+    max_layers: int | None = None,
 ) -> LayerResult:
     """Solve the layer order of ``pattern``.
 
@@ -68,10 +69,13 @@ def solve_layers(
     the order wanted where the constraints leave a choice, in FOLD ``faceOrders`` terms (+1:
     the first face lies above the second on the side its normal points to, -1: below, 0: no
     preference); the order returned follows it as far as it is valid, counts never change.
+    ``max_layers`` bounds the faces that may overlap at one point: past it the result is
+    ``too-thick``, unsolved (the transitivity constraints grow with the cube of a stack's
+    depth: 512 layers at one point need over 3.5 GB).
     """
     deadline = None if timeout is None else time.monotonic() + timeout
     try:
-        return _solve(pattern, limit, deadline, check, prefer)
+        return _solve(pattern, limit, deadline, check, prefer, max_layers)
     except Timeout:
         return LayerResult(status="timeout")
 
@@ -85,6 +89,7 @@ def _solve(
     deadline: float | None,
     check: bool,
     prefer: Prefer | None = None,
+    max_layers: int | None = None,
 ) -> LayerResult:
     if check:
         report = check_local(pattern)
@@ -107,6 +112,10 @@ def _solve(
     except OverlapError as exc:
         return LayerResult(status="unsatisfiable", reason="overlap", detail=str(exc))
     check_deadline(deadline)
+    if max_layers is not None:
+        deepest = max((len(f) for f in cells.cell_faces), default=0)
+        if deepest > max_layers:
+            return LayerResult(status="too-thick", detail=f"{deepest} layers at one point (at most {max_layers})")
     problem = build_problem(geometry, cells)
     counts = {name: len(f) for name, f in zip(NAMES, problem.cons_faces, strict=True)}
     check_deadline(deadline)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,23 @@ from shredfold.spec import ModelConfig
 from shredfold.store import Store, canonical_json
 
 SEARCH_SIZE = 128  # pixels of the masks the search compares
+# States and plans an agent remembers: one adapter plays every episode of a cell, and a
+# folded state can hold megabytes, so the memo keeps the latest (an episode's own chain
+# of states and its plans are far fewer)
+MEMO_ENTRIES = 256
+
+
+class Memo(OrderedDict[str, Any]):
+    """A dict that forgets its oldest entries past ``max_entries``."""
+
+    def __init__(self, max_entries: int) -> None:
+        super().__init__()
+        self.max_entries = max_entries
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        super().__setitem__(key, value)
+        while len(self) > self.max_entries:
+            self.popitem(last=False)
 
 
 def _rng(request: Request) -> np.random.Generator:
@@ -46,7 +64,7 @@ class _Agent:
     def __init__(self, config: ModelConfig, store: Store | None = None) -> None:
         self.config = config
         self.store = store
-        self._states: dict[str, Any] = {}
+        self._states = Memo(MEMO_ENTRIES)
 
     def complete(self, request: Request) -> Response:
         task = task_of_template(request.template)

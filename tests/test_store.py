@@ -14,6 +14,7 @@ from shredfold.store import (
     load_json,
     sha256_bytes,
     sha256_file,
+    staged_folder,
 )
 
 
@@ -245,3 +246,33 @@ def test_a_live_writers_folder_is_never_removed_however_old_it_looks(tmp_path):
         other.put_json("x", content_key("x", 1, {"v": 3}), "quick")  # sweeps the stage
         assert tmp.is_dir() and (tmp / "object.json").is_file()
     assert slow.get_json("x", key) == "slow" and slow.verify("x", key) == []
+
+
+def test_a_staged_folder_replaces_an_earlier_one_whole_or_not_at_all(tmp_path):
+    target = tmp_path / "weights"
+    with staged_folder(target, swap_out=False) as tmp:
+        (tmp / "a.bin").write_bytes(b"first")
+    assert sorted(p.name for p in target.iterdir()) == ["a.bin"]
+
+    with pytest.raises(RuntimeError), staged_folder(target, swap_out=True) as tmp:
+        (tmp / "a.bin").write_bytes(b"second")
+        raise RuntimeError("the writer failed half way")
+    assert (target / "a.bin").read_bytes() == b"first"  # the earlier folder is untouched
+
+    with staged_folder(target, swap_out=True) as tmp:
+        (tmp / "b.bin").write_bytes(b"second")
+    assert sorted(p.name for p in target.iterdir()) == ["b.bin"]
+    assert [p.name for p in tmp_path.iterdir()] == ["weights"]  # no temporary or old folder left
+
+
+def test_a_staged_folder_follows_the_umask(tmp_path):
+    old = os.umask(0o027)
+    try:
+        with staged_folder(tmp_path / "out", swap_out=False) as tmp:
+            (tmp / "f").write_bytes(b"x")
+            (tmp / "sub").mkdir()
+    finally:
+        os.umask(old)
+    assert (tmp_path / "out" / "f").stat().st_mode & 0o777 == 0o640
+    assert (tmp_path / "out").stat().st_mode & 0o777 == 0o750
+    assert (tmp_path / "out" / "sub").stat().st_mode & 0o777 == 0o750  # a subfolder keeps its own mode

@@ -122,6 +122,36 @@ def atomic_write_json(path: str | os.PathLike[str], obj: Any, *, indent: int | N
     atomic_write_text(path, text + "\n")
 
 
+@contextlib.contextmanager
+def staged_folder(target: Path, *, swap_out: bool) -> Iterator[Path]:
+    """A temporary sibling of ``target`` to fill; on leaving without an error its top-level
+    files take the umask's mode and it replaces ``target`` in one rename. ``swap_out``: ``target`` is an
+    earlier folder of the caller's (checked by it), moved aside first and deleted once the new
+    one is in place (put back if that fails); otherwise ``target`` must be absent or empty."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    old: Path | None = None
+    try:
+        yield tmp
+        for f in tmp.iterdir():
+            if f.is_file() and not f.is_symlink():
+                os.chmod(f, file_mode())
+        os.chmod(tmp, file_mode() | (file_mode() & 0o444) >> 2)  # mkdtemp's 0700 -> as a folder would be
+        if swap_out:
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
+            os.replace(target, old)
+        os.replace(tmp, target)
+    except BaseException:
+        if old is not None and not target.exists():
+            os.replace(old, target)
+            old = None
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    finally:
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+
 def file_manifest(folder: Path) -> dict[str, str]:
     """SHA-256 of every file under ``folder`` except the manifest itself, by POSIX relpath."""
     out: dict[str, str] = {}

@@ -29,9 +29,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import shutil
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -40,7 +37,7 @@ from typing import Any
 
 from shredfold.metrics import clip_weights as cw
 from shredfold.metrics.clip import Clip, ClipWeights, load_clip, weights_id
-from shredfold.store import canonical_json, content_key, file_mode, sha256_bytes, sha256_file
+from shredfold.store import canonical_json, content_key, sha256_bytes, sha256_file, staged_folder
 from shredfold.versions import version
 
 FORMAT = 1
@@ -260,10 +257,8 @@ def finetune(
 def _write(out: Path, clip: Clip, model: Any, recipe: dict[str, Any]) -> None:
     from safetensors.torch import save_file
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
-    old: Path | None = None
-    try:
+    # out was checked (check_target): absent, empty, or an earlier fine-tune (with force)
+    with staged_folder(out, swap_out=out.exists()) as tmp:
         weights = tmp / cw.WEIGHTS
         state = {k: v.detach().contiguous() for k, v in model.state_dict().items()}
         save_file(state, str(weights))
@@ -272,22 +267,6 @@ def _write(out: Path, clip: Clip, model: Any, recipe: dict[str, Any]) -> None:
         config = {"model_cfg": clip.config, "preprocess_cfg": preprocess}
         (tmp / cw.CONFIG).write_text(json.dumps(config, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         (tmp / cw.RECIPE).write_text(json.dumps(recipe, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        for f in tmp.iterdir():
-            os.chmod(f, file_mode())
-        os.chmod(tmp, file_mode() | (file_mode() & 0o444) >> 2)  # mkdtemp's 0700 → as a folder would be
-        if out.exists():  # checked: empty, or an earlier fine-tune (with force)
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
-            os.replace(out, old)
-        os.replace(tmp, out)
-    except BaseException:
-        if old is not None and not out.exists():
-            os.replace(old, out)
-            old = None
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    finally:
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
 
 
 def check_target(out: Path, force: bool) -> None:

@@ -18,8 +18,6 @@ always refused, with both hashes.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import tarfile
 import tempfile
 from dataclasses import dataclass, field, replace
@@ -28,7 +26,7 @@ from typing import IO
 
 from shredfold.download import FetchError, download
 from shredfold.origami_bench.flat_folder import MARKER, Manifest, default_folder, manifest
-from shredfold.store import file_mode, sha256_bytes, sha256_file
+from shredfold.store import sha256_bytes, sha256_file, staged_folder
 
 CODELOAD = "https://codeload.github.com/origamimagiro/flat-folder/tar.gz/{commit}"
 
@@ -207,29 +205,11 @@ def _check_ours(folder: Path) -> dict[str, object] | None:
 
 
 def _write_folder(target: Path, contents: Contents, meta: dict[str, object]) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
-    old: Path | None = None
-    try:
+    # an earlier fetch's folder (checked) is swapped out; otherwise target is absent or empty
+    with staged_folder(target, swap_out=(target / MARKER).is_file()) as tmp:
         for name, data in contents.files.items():
             (tmp / name).write_bytes(data)
-            os.chmod(tmp / name, file_mode())
         (tmp / MARKER).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        # mkdtemp makes 0700 folders; the designs are readable by whoever may read the files
-        os.chmod(tmp, file_mode() | (file_mode() & 0o444) >> 2)
-        if (target / MARKER).is_file():  # an earlier fetch's folder (checked): swap it out
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
-            os.replace(target, old)
-        os.replace(tmp, target)  # onto an absent or empty folder
-    except BaseException:
-        if old is not None and not target.exists():
-            os.replace(old, target)
-            old = None
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    finally:
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
 
 
 # ---------------------------------------------------------------- fetching

@@ -125,16 +125,34 @@ def submitted(output: str) -> int:
 
 def slurm_jobs(output: str) -> list[dict[str, str]]:
     """The Slurm jobs of the run whose output this is, as squeue still lists them (finished
-    jobs stay for MinJobAge): comment (rule and wildcards), submit and end time, state,
-    memory and time limit."""
+    jobs stay for MinJobAge): Slurm job id, comment (rule and wildcards), submit and end
+    time, state, memory and time limit."""
     run_id = re.search(r"SLURM run ID: (\S+)", output)
     assert run_id, output
     lines = subprocess.run(
-        ["squeue", "--states=all", "--noheader", "--name", run_id[1], "--format=%k|%V|%e|%T|%m|%l"],
+        ["squeue", "--states=all", "--noheader", "--name", run_id[1], "--format=%i|%k|%V|%e|%T|%m|%l"],
         capture_output=True, text=True, timeout=30, check=True,
     ).stdout.splitlines()  # fmt: skip
-    fields = ("comment", "submit", "end", "state", "memory", "time_limit")
+    fields = ("slurm_id", "comment", "submit", "end", "state", "memory", "time_limit")
     return [dict(zip(fields, line.split("|"), strict=True)) for line in lines]
+
+
+def declared_mem_mb(work: Path, spec: Path) -> dict[str, int]:
+    """The mem_mb shredfold declares for each job of the spec (shredfold.stages.resources,
+    which the rules call), by the key its Slurm comment names: an item set's, a cell's query
+    or score."""
+    from shredfold.plan import make_plan
+    from shredfold.resolve import load_spec
+    from shredfold.stages import resources as res
+    from shredfold.store import Store
+
+    plan = make_plan(load_spec(spec), Store(work / "results" / "store"))
+    key = re.compile(r"[0-9a-f]{64}")
+    out = {key.findall(s.path)[-1]: res.set_mem_mb(s, plan.spec) for s in plan.item_sets.values()}
+    for cell in plan.cells:
+        out[key.findall(cell.query_path)[-1]] = res.query_mem_mb(cell, plan.spec)
+        out[key.findall(cell.score_path)[-1]] = res.score_mem_mb(cell, plan.spec)
+    return out
 
 
 def tables(work: Path) -> dict[str, list[dict[str, str]]]:
@@ -176,15 +194,20 @@ def test_the_slurm_run_gives_the_local_runs_leaderboard_and_breakdowns(runs) -> 
     assert http["errors"] == "0" and float(http["ned"]) == 0.0
 
 
-def test_slurm_allocated_each_rule_what_the_shipped_profile_asks(runs) -> None:
+def test_slurm_allocated_each_job_what_its_rule_and_the_shipped_profile_ask(runs) -> None:
     profile = yaml.safe_load((ROOT / "workflow" / "profiles" / "slurm" / "config.yaml").read_text())
     assert {j["state"] for j in runs["jobs"]} == {"COMPLETED"} and len(runs["jobs"]) == CLUSTER_JOBS
+    declared = declared_mem_mb(runs["work"], runs["work"] / "specs" / "spec.yaml")
     for job in runs["jobs"]:
-        rule = re.match(r"rule_(item_set|query|score)_wildcards_", job["comment"])
+        rule = re.match(r"rule_(item_set|query|score)_wildcards_.*_([0-9a-f]{64})_?$", job["comment"])
         assert rule, job
-        asked = profile["set-resources"][rule[1]]
-        hours, minutes = divmod(asked["runtime"], 60)
-        assert (job["memory"], job["time_limit"]) == (f"{asked['mem_mb']}M", f"{hours}:{minutes:02d}:00")
+        # memory: the job's own mem_mb, declared per job from measured peaks scaled by its
+        # set or cell (not a flat number in the profile); time: the profile's, per rule
+        assert "mem_mb" not in profile["set-resources"][rule[1]]
+        hours, minutes = divmod(profile["set-resources"][rule[1]]["runtime"], 60)
+        assert (job["memory"], job["time_limit"]) == (f"{declared[rule[2]]}M", f"{hours}:{minutes:02d}:00")
+    # the declarations differ by job kind (an oracle's query is small, a page's set is not)
+    assert len({j["memory"] for j in runs["jobs"]}) > 1
 
 
 def test_the_endpoint_limit_holds_across_cluster_jobs(runs) -> None:

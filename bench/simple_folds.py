@@ -75,6 +75,15 @@ def find(args: argparse.Namespace) -> None:
                 rows[row["sha256"]] = {k: row[k] for k in ("design", "tier", "category", "found")}
                 cpu[row["sha256"]] = row["cpu_s"]
         print(f"resumed {len(rows)} designs from {journal}")
+    # The data file is the record a journal leaves once it is deleted: designs it already
+    # holds under the same finder are not searched again (the finder is a pure function of
+    # the design), so a run on another machine only adds the rest.
+    if args.out.is_file():
+        shipped = json.loads(args.out.read_text())
+        if shipped.get("params") == finder_params():
+            kept = {k: v for k, v in shipped["designs"].items() if k not in rows}
+            rows.update(kept)
+            print(f"kept {len(kept)} designs from {args.out} (same finder parameters)")
     todo = [] if args.journal_only else [(sha, d) for sha, d in designs if sha not in rows]
     errors = 0
     t0 = time.monotonic()

@@ -150,6 +150,54 @@ def test_watch_prints_the_table_again_until_the_last_cell_is_scored(tmp_path, ca
     assert "16/18" in tables[0] and "18/18" in tables[-1]
 
 
+def test_watch_ends_once_a_job_has_died_and_nothing_runs(tmp_path, capsys):
+    plan, work = setup(tmp_path)
+    write_plan(plan, work)
+    for s in plan.item_sets.values():
+        atomic_write_json(work / s.path, {"items": s.item_keys})
+    died, *rest = plan.cells
+    for c in rest[:3]:
+        manifest(work, c)
+        (work / c.score_path).parent.mkdir(parents=True, exist_ok=True)
+        (work / c.score_path).write_bytes(b"PAR1")
+    state(work, died, "query", done=1, pid=2**22 + 7)  # killed; Snakemake stopped the run
+    assert main(["status", str(work / "results"), "--watch", "0.1"]) == 1
+    out, err = capsys.readouterr()
+    assert "the run stopped with 1 failed job(s)" in err
+    assert out.count("total") == 2  # seen twice with nothing running, then it stops
+
+
+def test_watch_keeps_going_while_a_job_runs_beside_a_failed_one(tmp_path, capsys):
+    import threading
+    import time
+
+    plan, work = setup(tmp_path)
+    write_plan(plan, work)
+    for s in plan.item_sets.values():
+        atomic_write_json(work / s.path, {"items": s.item_keys})
+    died, running, *rest = plan.cells
+    for c in rest:
+        manifest(work, c)
+        (work / c.score_path).parent.mkdir(parents=True, exist_ok=True)
+        (work / c.score_path).write_bytes(b"PAR1")
+    state(work, died, "query", done=1, pid=2**22 + 7)
+    state(work, running, "query", done=1)
+
+    def finish() -> None:  # snakemake --keep-going: the other job goes on and is scored
+        time.sleep(0.5)
+        manifest(work, running)
+        state(work, running, "query", done=3, state="done")
+        (work / running.score_path).parent.mkdir(parents=True, exist_ok=True)
+        (work / running.score_path).write_bytes(b"PAR1")
+
+    job = threading.Thread(target=finish)
+    job.start()
+    assert main(["status", str(work / "results"), "--watch", "0.1"]) == 1
+    job.join()
+    tables = [t for t in capsys.readouterr().out.split("\n\n") if "total" in t]
+    assert len(tables) >= 4 and "15/18" in tables[-1]  # watched until the running job ended
+
+
 def test_no_plan_is_one_line(tmp_path, capsys):
     assert main(["status", str(tmp_path)]) == 2
     assert "no plan under" in capsys.readouterr().err

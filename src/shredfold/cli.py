@@ -123,6 +123,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         plan_file = found.name[:16]
     workdir = results.parent
     clear = "\x1b[H\x1b[2J" if sys.stdout.isatty() else ""
+    idle_polls = 0
     try:
         while True:
             status = run_status(plan, workdir, plan_file)
@@ -133,6 +134,13 @@ def cmd_status(args: argparse.Namespace) -> int:
             print(f"{clear}{time.strftime('%H:%M:%S')}  {text}\n", flush=True)
             if status.finished:
                 return 0
+            # A failed job and nothing running, twice in a row (Snakemake may be between
+            # jobs once): the run has stopped, and watching longer shows nothing new.
+            stopped = status.failed > 0 and status.running == 0
+            if stopped and idle_polls:
+                print(f"the run stopped with {status.failed} failed job(s): see their logs, then run snakemake again", file=sys.stderr)
+                return 1
+            idle_polls = 1 if stopped else 0
             time.sleep(args.watch)
     except KeyboardInterrupt:
         return 0

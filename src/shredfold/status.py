@@ -63,6 +63,15 @@ class RunStatus:
     def finished(self) -> bool:
         return all(c.state == DONE for c in self.cells) and not self.sets.get(RUNNING)
 
+    @property
+    def failed(self) -> int:
+        """Jobs that died (item sets and cells)."""
+        return self.sets.get(FAILED, 0) + sum(c.state == FAILED for c in self.cells)
+
+    @property
+    def running(self) -> int:
+        return self.sets.get(RUNNING, 0) + sum(c.state == RUNNING for c in self.cells)
+
 
 def _json(path: Path) -> dict[str, Any] | None:
     try:

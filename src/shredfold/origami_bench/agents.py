@@ -144,7 +144,13 @@ class OrigamiRandom(_Agent):
                 (round(float(q[0]), 6), round(float(q[1]), 6)),
                 "V" if rng.random() < 0.5 else "M",
             )
-            if isinstance(apply(state, action, kind), FoldState):  # type: ignore[arg-type]
+            folded = apply(state, action, kind)  # type: ignore[arg-type]
+            if isinstance(folded, FoldState):
+                # The env applies this very action, and the next turn's prompt lists it as
+                # valid: remembering its state spares folding it again then (deep in a
+                # random episode one fold of a thick stack costs seconds).
+                after = [*valid_history(request.text), action.as_json()]
+                self._states[kind + canonical_json(after).decode()] = folded
                 return action.as_json()
         return {"stop": True}
 

@@ -1,9 +1,11 @@
 """Expand a spec into item sets and cells with their content keys: pure and light.
 
-Jobs are cells, not items (see design.md): an *item set* (e.g. one domain at one N) is one
-build job; a *cell* (one model on one item set) is a query job and a score job. Each path
-carries the key of what it was made from, so a changed parameter means a new path, and only
-the affected cells run. The tasks (:mod:`shredfold.tasks`) say what their item sets are.
+Jobs are cells, not items (a job per item would make a DAG of ~10^5 nodes at paper scale,
+which Snakemake builds slowly): an *item set* (e.g. one domain at one N) is one build job; a
+*cell* (one model on one item set) is a query job and a score job, looping over its items and
+reusing each item's stored result by key. Each path carries the key of what it was made
+from, so a changed parameter means a new path, and only the affected cells run. The tasks
+(:mod:`shredfold.tasks`) say what their item sets are.
 
 ``make_plan`` imports no imaging, geometry or OCR library and builds no model (identities
 come from the adapters' configuration). Snakemake plans once per invocation and writes the

@@ -2,8 +2,9 @@
 turn, within ``step_limit`` turns.
 
 - items: the designs used as targets (``fullstep_targets`` of them, a seeded choice), by tier;
-  a design from a user's folder (one the package does not know, :mod:`.known`) is first
-  validated by a set job of its own (does it fold flat within ``validate_timeout_s``?), so
+  a design from a user's folder (one the package does not know,
+  :mod:`shredfold.origami_bench.known`) is first validated by a set job of its own (does it
+  fold flat within ``validate_timeout_s``?), so
   the validations run in parallel and are stored by key; a target's key names its
   validation's key, never its outcome, so keys do not wait for the jobs;
 - build: solve each target's folded state once (:mod:`shredfold.origami_bench.targets`); a

@@ -18,7 +18,8 @@ from shredfold.models.adapter import AdapterBase, adapter
 from shredfold.spec import ModelConfig
 from shredfold.store import Store
 
-VERSION = 2  # 2: origami-search picks MCQ answers from the pictures (picker) and plans full-step episodes by beam search (fold_search)
+# 2: MCQ answers picked from the pictures (picker), full-step episodes by beam search (fold_search).
+VERSION = 2
 
 
 class _OrigamiAgent(AdapterBase):

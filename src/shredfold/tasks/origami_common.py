@@ -28,7 +28,6 @@ from shredfold.tasks.base import (
     fill,
 )
 
-DIGITS = 6
 T = TypeVar("T")
 LAYOUT = Layout(
     set="origami/{task}/{tier}",

@@ -37,6 +37,7 @@ from shredfold.spec import ResolvedSpec, spec_error_at
 from shredfold.store import content_key
 from shredfold.tasks import origami_common as common
 from shredfold.tasks.base import (
+    DIGITS,
     Cell,
     Column,
     DataCard,
@@ -54,7 +55,7 @@ from shredfold.tasks.registry import register
 
 EPISODE_STAGE, EPISODE_VERSION = "origami_episode", 1
 VALIDATION_STAGE, VALIDATION_VERSION = "origami_validation", 1
-D = common.DIGITS
+D = DIGITS
 
 EXPORT_COLUMNS = (
     Column("key", "string", "the target's content key (results/store/origami_target/<key>)"),

@@ -44,6 +44,7 @@ from shredfold.shred.sample_key import sample_key
 from shredfold.spec import RenderSettings, ResolvedSpec, SynthesisSettings, spec_error_at
 from shredfold.store import content_key
 from shredfold.tasks.base import (
+    DIGITS,
     Breakdown,
     Cell,
     Column,
@@ -63,8 +64,6 @@ from shredfold.tasks.base import (
     fill,
 )
 from shredfold.tasks.registry import register
-
-DIGITS = 6
 
 
 class ShredItem(BaseModel):

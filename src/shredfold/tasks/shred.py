@@ -623,9 +623,6 @@ class ShredTask:
     def sort_columns(self) -> list[str]:
         return ["ned"]
 
-    def rows_filter(self) -> str:
-        return "benchmark = 'shred'"
-
     # ------------------------------------------------------------ export (a data set)
 
     public_name = "shredbench"

@@ -242,10 +242,10 @@ NO_DIAGNOSTICS = ("omission", "hallucination", "order_tau", "cut_word_recovery")
 def samples(inp: Inputs) -> list[dict[str, Any]]:
     """For each domain, its first document at the largest N: the scraps as presented, the
     truth with each model's omissions marked, and each answer with its hallucinations."""
-    from shredfold.diagnostics import diagnose
     from shredfold.metrics.text import normalize
     from shredfold.models.envelope import load_response
     from shredfold.prompts.shred import parse_answer
+    from shredfold.shred.diagnostics import diagnose
     from shredfold.shred.glyphs import page_glyphs, skeleton
     from shredfold.shred.sample_folder import SAMPLE_STAGE, load_hidden, load_public, load_truth
 

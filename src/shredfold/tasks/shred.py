@@ -106,7 +106,7 @@ class ShredRow(Row):
     rouge_l: float
     teds: float
     teds_s: float
-    # Failure diagnostics (shredfold.diagnostics); empty where undefined.
+    # Failure diagnostics (shredfold.shred.diagnostics); empty where undefined.
     omission: float | None = None
     omission_small: float | None = None
     omission_large: float | None = None
@@ -144,11 +144,11 @@ class LayoutMismatchError(ValueError):
 
 
 def diagnose_answer(pred: str, item: ShredItem, hidden: Mapping[str, Any]) -> dict[str, Any]:
-    """The failure diagnostics of one answer (see :mod:`shredfold.diagnostics`): where the
+    """The failure diagnostics of one answer (see :mod:`shredfold.shred.diagnostics`): where the
     truth's characters lie comes from the renderer's layout of the item's document, which
     pieces hold them from the sample's polygons."""
-    from shredfold.diagnostics import diagnose
     from shredfold.limits import text_cap
+    from shredfold.shred.diagnostics import diagnose
     from shredfold.shred.glyphs import skeleton
 
     if item.outside is not None:
@@ -596,8 +596,8 @@ class ShredTask:
     def signatures(self, spec: ResolvedSpec, item_sets: Sequence[ItemSet]) -> dict[str, str]:
         from importlib import metadata
 
-        from shredfold.diagnostics import VERSION as DIAGNOSTICS_VERSION
         from shredfold.metrics.text import signature
+        from shredfold.shred.diagnostics import VERSION as DIAGNOSTICS_VERSION
 
         kinds = sorted({(i.kind, i.lang) for s in item_sets for i in s.items})
         out = {f"text/{kind}/{lang}": signature(kind, lang) for kind, lang in kinds}  # type: ignore[arg-type]

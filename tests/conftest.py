@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import pytest
 
 if TYPE_CHECKING:
-    from shredfold.server import ChatServer
+    from shredfold.serve import ChatServer
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -28,7 +28,7 @@ class Loopback:
     def __call__(self, model: str = "echo", **kwargs: Any) -> ChatServer:
         """``shredfold serve --model MODEL --port 0``; keyword arguments go to ``serve``, and
         each server logs its requests to a file of its own in ``folder`` unless told."""
-        from shredfold.server import serve
+        from shredfold.serve import serve
 
         kwargs.setdefault("log_path", self.folder / f"requests-{len(self.started)}.jsonl")
         return self.run(serve(model, port=0, **kwargs))

@@ -71,7 +71,7 @@ def _faults(workdir: Path, spec: Path) -> str:
     from shredfold.models.openai_compat import OpenAICompatible
     from shredfold.plan import make_plan
     from shredfold.resolve import load_spec
-    from shredfold.server import FaultPlan
+    from shredfold.serve import FaultPlan
     from shredfold.store import Store, sha256_bytes
     from shredfold.tasks.base import JobContext
     from shredfold.tasks.shred import shred_request

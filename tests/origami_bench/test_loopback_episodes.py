@@ -12,7 +12,7 @@ from shredfold.models.openai_compat import OpenAICompatible
 from shredfold.origami_bench.designs import builtin_designs
 from shredfold.origami_bench.env import EnvConfig, render_folded, run_episode
 from shredfold.origami_bench.targets import target_state
-from shredfold.server import ChatServer, read_log
+from shredfold.serve import ChatServer, read_log
 from shredfold.spec import ModelConfig
 from shredfold.store import Store
 

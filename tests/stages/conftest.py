@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from shredfold.plan import Plan
-from shredfold.server import ChatServer
+from shredfold.serve import ChatServer
 from shredfold.stages.query import run_query
 from shredfold.store import Store
 from tests.models.samples import new_workdir, shared_samples

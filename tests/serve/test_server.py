@@ -17,7 +17,7 @@ from PIL import Image
 from shredfold.models.openai_compat import OpenAICompatible
 from shredfold.prompts.origami import mcq_request
 from shredfold.prompts.shred import build_request
-from shredfold.server import ChatServer, read_log
+from shredfold.serve import ChatServer, read_log
 from shredfold.spec import ModelConfig
 from tests.origami_bench.test_picker import RIGHT_M, RIGHT_V
 from tests.origami_bench.test_picker import _door_item as door_item

@@ -32,9 +32,8 @@ from shredfold.tasks.base import Cell, ItemSet, PlanContext, Task, item_context,
 from shredfold.tasks.registry import get as get_task
 from shredfold.tasks.registry import tasks
 
-# 2: sets carry needs and asked; OrigamiBench designs are their files (each named under its
-# folder, see origami_bench.design.DesignRoots), no longer rounded segments. Format 1 still
-# loads without OrigamiBench items; with them it is refused, saying so.
+# 2: sets carry needs and asked; designs are their files (origami_bench.design.DesignRoots).
+# A format-1 plan still loads when it holds no OrigamiBench items, else is refused, saying so.
 PLAN_FORMAT = 2
 _READS = (1, PLAN_FORMAT)
 LIMIT_STAGE, LIMIT_VERSION = "item_set_limit", 1

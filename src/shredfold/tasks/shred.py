@@ -347,8 +347,7 @@ class ShredTask:
     item_type = ShredItem
     row_type = ShredRow
     query_stage = Stage("query", 1)
-    # 5: ned_raw against the truth in the format the prompt asked (a table's HTML under our
-    # protocol); 4: failure diagnostics; 3: ned_raw and the protocol; 2: bounded metrics
+    # 5: ned_raw against the truth in the format the prompt asked (a table's HTML, ours)
     score_stage = Stage("score", 5)
     headlines = (
         Headline("ned", "ned", _DOCUMENT, lower_is_better=True),

@@ -57,6 +57,5 @@ class OrigamiRandom(_OrigamiAgent):
 @adapter("origami-search", benchmarks=("origami",), reference=True)
 class OrigamiSearch(_OrigamiAgent):
     play = "OrigamiSearch"
-    # 3: full-step plans from a library of every outline within four folds and the target
-    # read as a polygon, one plan per target (one agent reused its first target's plan)
+    # 3: full-step plans from a library of outlines within four folds, one plan per target
     version = 3

@@ -3,6 +3,7 @@ from __future__ import annotations
 import socketserver
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -71,18 +72,27 @@ def shared_dir() -> Path:
     return SHARED
 
 
-@pytest.fixture(scope="session")
-def small_run(tmp_path_factory, request):
-    """The shared small run (:mod:`tests.e2e.small_run`); read it, never change it."""
+@contextmanager
+def session_folder(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest, name: str
+) -> Iterator[Path]:
+    """A folder the whole session shares (every pytest-xdist worker too), held under a file
+    lock while the caller builds it or finds it built."""
     from filelock import FileLock
-
-    from tests.e2e.small_run import SmallRun, build
 
     base = tmp_path_factory.getbasetemp()
     # Under pytest-xdist every worker has its own basetemp inside the session's one.
     shared = base.parent if hasattr(request.config, "workerinput") else base
-    folder = shared / "small-run"
-    with FileLock(str(shared / "small-run.lock")):
+    with FileLock(str(shared / f"{name}.lock")):
+        yield shared / name
+
+
+@pytest.fixture(scope="session")
+def small_run(tmp_path_factory, request):
+    """The shared small run (:mod:`tests.e2e.small_run`); read it, never change it."""
+    from tests.e2e.small_run import SmallRun, build
+
+    with session_folder(tmp_path_factory, request, "small-run") as folder:
         if not (folder / "results" / "report.html").is_file():
             return build(folder)
     return SmallRun(folder, folder / "spec.yaml")
@@ -91,14 +101,9 @@ def small_run(tmp_path_factory, request):
 @pytest.fixture(scope="session")
 def quick_run(tmp_path_factory, request):
     """The shared quick in-process run (:mod:`tests.quick_run`): read it, never change it."""
-    from filelock import FileLock
-
     from tests.quick_run import build, load
 
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if hasattr(request.config, "workerinput") else base
-    folder = shared / "quick-run"
-    with FileLock(str(shared / "quick-run.lock")):
+    with session_folder(tmp_path_factory, request, "quick-run") as folder:
         if not (folder / "done.json").is_file():
             with Loopback(folder) as servers:
                 return build(folder, servers)

@@ -16,8 +16,9 @@ less so. The load average is printed next to every figure.
 
 OCR: each document becomes a sample in flat and in blender mode (same render settings,
 seed, N, max_rotation): N = 1 upright (readability alone) and N = 8 at the default
-rotation (the benchmark's setting); the OCR baseline (``ocr-islands``: turn each scrap upright, read it with
-:func:`shredfold.ocr.read_text`, concatenate in presented order) is scored with
+rotation (the benchmark's setting); the OCR baseline (``ocr-islands``: turn each scrap
+upright, read it with :func:`shredfold.models.builtin.ocr.reader.read_text`, concatenate in
+presented order) is scored with
 :func:`shredfold.metrics.text.ned` against the truth.
 """
 

@@ -119,10 +119,7 @@ MODULES: dict[str, Target] = {
     "origami.states": Target(
         "src/shredfold/origami/states.py", ("tests/origami/test_states.py",)
     ),
-    "aggregate": Target(
-        "src/shredfold/aggregate.py",
-        ("tests/test_aggregate.py", "tests/stages/test_aggregate.py"),
-    ),
+    "aggregate": Target("src/shredfold/aggregate.py", ("tests/test_aggregate.py",)),
 }
 
 GROUPS: dict[str, tuple[str, ...]] = {

@@ -8,11 +8,14 @@ path): built once per session (a file lock lets parallel workers share it), neve
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
+
+if TYPE_CHECKING:
+    from tests.conftest import Loopback
 
 DOCS = [
     {"id": "tide", "domain": "news_en", "text": "# Harbor Tides\n\nHarbor cranes lifted record cargo on Monday while gulls circled the piers."},
@@ -68,7 +71,7 @@ def _faults(workdir: Path, spec: Path) -> str:
     from shredfold.models.openai_compat import OpenAICompatible
     from shredfold.plan import make_plan
     from shredfold.resolve import load_spec
-    from shredfold.server import FaultPlan
+    from shredfold.serve import FaultPlan
     from shredfold.store import Store, sha256_bytes
     from shredfold.tasks.base import JobContext
     from shredfold.tasks.shred import shred_request
@@ -92,11 +95,10 @@ def _faults(workdir: Path, spec: Path) -> str:
         rules.append("ok")
 
 
-def build(workdir: Path) -> QuickRun:
+def build(workdir: Path, loopback: Loopback) -> QuickRun:
     from shredfold.aggregate import Grid, write_tables
     from shredfold.plan import make_plan
     from shredfold.resolve import load_spec
-    from shredfold.server import serve
     from shredfold.stages.build import run_set
     from shredfold.stages.query import run_query
     from shredfold.stages.score import run_score
@@ -113,21 +115,16 @@ def build(workdir: Path) -> QuickRun:
     for s in plan.item_sets.values():
         run_set(plan, s.key, str(workdir / s.path), store)
 
-    server = serve("oracle", port=0, results=workdir / "results", faults=_faults(workdir, spec))
-    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
-    try:
-        model_file.write_text(yaml.safe_dump(_model_file(server.url), sort_keys=False))
-        plan = make_plan(load_spec(spec))
-        failing = items = 0
-        for cell in plan.cells:
-            counts = run_query(plan, cell.query_key, cell.query_where, str(workdir / cell.query_path), store)
-            failing += counts["errors"]
-            items += len(cell.item_set.items)
-            run_score(plan, cell.score_key, cell.score_where, str(workdir / cell.query_path),
-                      str(workdir / cell.score_path), store)  # fmt: skip
-    finally:
-        server.shutdown()
-        server.server_close()
+    server = loopback("oracle", results=workdir / "results", faults=_faults(workdir, spec), log_path=None)
+    model_file.write_text(yaml.safe_dump(_model_file(server.url), sort_keys=False))
+    plan = make_plan(load_spec(spec))
+    failing = items = 0
+    for cell in plan.cells:
+        counts = run_query(plan, cell.query_key, cell.query_where, str(workdir / cell.query_path), store)
+        failing += counts["errors"]
+        items += len(cell.item_set.items)
+        run_score(plan, cell.score_key, cell.score_where, str(workdir / cell.query_path),
+                  str(workdir / cell.score_path), store)  # fmt: skip
     results = workdir / "results"
     write_tables([str(workdir / c.score_path) for c in plan.cells], Grid.of(plan), str(results / "leaderboard.csv"),
                  [str(results / "breakdown.csv")], str(results / "pairwise.csv"))  # fmt: skip

@@ -19,12 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 from shredfold import paths, stats
 from shredfold.store import Store, atomic_write_text
-from shredfold.tasks.base import Breakdown, Headline, ItemSet, Task, left_out
+from shredfold.tasks.base import DIGITS, Breakdown, Headline, ItemSet, Task, left_out
 
 if TYPE_CHECKING:
     import duckdb
-
-DIGITS = 6
 
 
 @dataclass
@@ -73,7 +71,9 @@ class Grid:
         return out
 
 
-def _connect(tables: Sequence[str]) -> duckdb.DuckDBPyConnection:
+def connect(tables: Sequence[str]) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection with the view ``rows``: the cell tables' rows, their columns
+    matched by name (each benchmark's tables have their own)."""
     import duckdb
 
     con = duckdb.connect(":memory:")
@@ -114,7 +114,7 @@ def leaderboard(tables: Sequence[str], grid: Grid) -> tuple[list[str], list[tupl
     """A row per model: each benchmark's columns (in plan order). Models of the first
     benchmark come first, reference rows before the others, then by that benchmark's ranking
     columns (empty last), then by name; models only in later benchmarks follow likewise."""
-    con = _connect(tables)
+    con = connect(tables)
     cols = ["model", "reference"]
     by_model: dict[str, dict[str, Any]] = {}
     order: list[str] = []
@@ -226,7 +226,7 @@ def pairwise(tables: Sequence[str], grid: Grid) -> tuple[list[str], list[tuple[A
     ``mean_a - mean_b`` on the items both answered, resampled by cluster; p-values Holm-adjusted
     within each metric's family of pairs. ``better`` names the better model where the adjusted
     p is below 0.05."""
-    con = _connect(tables)
+    con = connect(tables)
     rows: list[tuple[Any, ...]] = []
     for bench, bench_tasks in grid.benchmarks().items():
         if not _present(con, bench_tasks):
@@ -262,7 +262,7 @@ def pairwise(tables: Sequence[str], grid: Grid) -> tuple[list[str], list[tuple[A
 
 def breakdowns(tables: Sequence[str], grid: Grid) -> dict[str, tuple[list[str], list[tuple[Any, ...]]]]:
     """Each benchmark's breakdown table (file name → columns, rows), models and keys sorted."""
-    con = _connect(tables)
+    con = connect(tables)
     out: dict[str, tuple[list[str], list[tuple[Any, ...]]]] = {}
     for bench, bench_tasks in grid.benchmarks().items():
         if not _present(con, bench_tasks):

@@ -1,6 +1,6 @@
 """The Chat Completions API as ``shredfold serve`` speaks it: request bodies in, replies,
 stream chunks and error bodies out. Pure (values in, values out); the HTTP side is in
-:mod:`shredfold.server`.
+:mod:`shredfold.serve`.
 
 Shapes follow OpenAI's API reference: ``chat.completion`` objects, ``chat.completion.chunk``
 server-sent events ending with ``data: [DONE]``, ``model`` objects, and errors as

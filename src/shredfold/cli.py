@@ -600,7 +600,7 @@ def _run_job(args: argparse.Namespace, plan: Any, store: Any) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     import os
 
-    from shredfold.server import ServeError, serve
+    from shredfold.serve import ServeError, serve
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     api_key = None
@@ -869,7 +869,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--host", default="127.0.0.1")
     sp.add_argument("--port", type=_port, default=8000, help="0 picks a free port (printed)")
     sp.add_argument("--results", help="results folder whose store holds the samples (oracle)")
-    sp.add_argument("--faults", help="fault schedule, e.g. '429,500|ok' (see shredfold.server)")
+    sp.add_argument("--faults", help="fault schedule, e.g. '429,500|ok' (see shredfold.serve.faults)")
     sp.add_argument("--retry-after", type=float, default=1.0, help="Retry-After of 429/503 (s)")
     sp.add_argument("--slow", type=float, default=5.0, help="delay of the 'slow' fault (s)")
     sp.add_argument("--delay", type=float, default=0.0, help="delay before every answer (s)")

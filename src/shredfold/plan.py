@@ -1,9 +1,11 @@
 """Expand a spec into item sets and cells with their content keys: pure and light.
 
-Jobs are cells, not items (see design.md): an *item set* (e.g. one domain at one N) is one
-build job; a *cell* (one model on one item set) is a query job and a score job. Each path
-carries the key of what it was made from, so a changed parameter means a new path, and only
-the affected cells run. The tasks (:mod:`shredfold.tasks`) say what their item sets are.
+Jobs are cells, not items (a job per item would make a DAG of ~10^5 nodes at paper scale,
+which Snakemake builds slowly): an *item set* (e.g. one domain at one N) is one build job; a
+*cell* (one model on one item set) is a query job and a score job, looping over its items and
+reusing each item's stored result by key. Each path carries the key of what it was made
+from, so a changed parameter means a new path, and only the affected cells run. The tasks
+(:mod:`shredfold.tasks`) say what their item sets are.
 
 ``make_plan`` imports no imaging, geometry or OCR library and builds no model (identities
 come from the adapters' configuration). Snakemake plans once per invocation and writes the
@@ -30,9 +32,8 @@ from shredfold.tasks.base import Cell, ItemSet, PlanContext, Task, item_context,
 from shredfold.tasks.registry import get as get_task
 from shredfold.tasks.registry import tasks
 
-# 2: sets carry needs and asked; OrigamiBench designs are their files (each named under its
-# folder, see origami_bench.design.DesignRoots), no longer rounded segments. Format 1 still
-# loads without OrigamiBench items; with them it is refused, saying so.
+# 2: sets carry needs and asked; designs are their files (origami_bench.design.DesignRoots).
+# A format-1 plan still loads when it holds no OrigamiBench items, else is refused, saying so.
 PLAN_FORMAT = 2
 _READS = (1, PLAN_FORMAT)
 LIMIT_STAGE, LIMIT_VERSION = "item_set_limit", 1

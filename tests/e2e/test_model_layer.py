@@ -20,7 +20,7 @@ from shredfold.calls import RESPONSE_STAGE, response_key
 from shredfold.models.openai_compat import OpenAICompatible
 from shredfold.plan import make_plan
 from shredfold.resolve import load_spec
-from shredfold.server import FaultPlan, answered_twice, read_log
+from shredfold.serve import FaultPlan, answered_twice, read_log
 from shredfold.store import Store, sha256_bytes
 from shredfold.tasks.base import JobContext
 from shredfold.tasks.shred import shred_request

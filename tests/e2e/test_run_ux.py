@@ -26,7 +26,7 @@ from shredfold.plan import make_plan, with_limit
 from shredfold.progress import read_state
 from shredfold.report.build import build_report
 from shredfold.resolve import load_spec
-from shredfold.server import answered_twice, read_log
+from shredfold.serve import answered_twice, read_log
 from shredfold.stages import resources as res
 from tests.e2e.snake import ROOT, served
 from tests.models.samples import http_model

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from shredfold.server import read_log
+from shredfold.serve import read_log
 from tests.e2e.snake import ROOT, served, snakemake
 from tests.models.samples import http_model, write_model
 

@@ -84,12 +84,9 @@ def build(workdir: Path) -> TinyExport:
 
 @pytest.fixture(scope="session")
 def tiny_export(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> TinyExport:
-    from filelock import FileLock
+    from tests.conftest import session_folder
 
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if hasattr(request.config, "workerinput") else base
-    folder = shared / "tiny-export"
-    with FileLock(str(shared / "tiny-export.lock")):
+    with session_folder(tmp_path_factory, request, "tiny-export") as folder:
         if not (folder / "export" / "shredfold.json").is_file():
             return build(folder)
     return TinyExport(folder)

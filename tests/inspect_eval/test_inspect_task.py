@@ -13,11 +13,10 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow.parquet as pq
 import pytest
@@ -45,6 +44,9 @@ from shredfold.stages.score import run_score
 from shredfold.store import Store
 from shredfold.tasks.shred import score_text
 from tests.export.tiny_export import TinyExport
+
+if TYPE_CHECKING:
+    from tests.conftest import Loopback
 
 ROOT = Path(__file__).resolve().parents[2]
 METRICS = ("ned", "ned_raw", "bleu", "rouge_l", "teds", "teds_s")
@@ -301,23 +303,18 @@ def test_the_installed_package_declares_the_entry_point() -> None:
 
 
 @pytest.mark.slow
-def test_the_inspect_cli_runs_shredbench_on_an_openai_compatible_server(tiny_export: TinyExport, tmp_path: Path) -> None:
+def test_the_inspect_cli_runs_shredbench_on_an_openai_compatible_server(
+    tiny_export: TinyExport, tmp_path: Path, loopback: Loopback
+) -> None:
     """`inspect eval shredfold/shredbench` with Inspect's openai-api provider, against
     `shredfold serve --model oracle` on loopback: Inspect's scores are shredfold's for the
     oracle's answers."""
-    from shredfold.server import serve
-
-    server = serve("oracle", port=0, results=tiny_export.results)
-    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
-    try:
-        env = child_env(entry_point_dist(tmp_path / "dist"), SHREDFOLD_BASE_URL=server.url, SHREDFOLD_API_KEY="unused")
-        cmd = [str(Path(sys.executable).with_name("inspect")), "eval", "shredfold/shredbench", "--model",
-               "openai-api/shredfold/oracle", "-T", f"export={tiny_export.out}", "-T", "image_mode=composite",
-               "--log-dir", str(tmp_path / "logs"), "--log-format", "json", "--display", "plain"]  # fmt: skip
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
-    finally:
-        server.shutdown()
-        server.server_close()
+    server = loopback("oracle", results=tiny_export.results, log_path=None)
+    env = child_env(entry_point_dist(tmp_path / "dist"), SHREDFOLD_BASE_URL=server.url, SHREDFOLD_API_KEY="unused")
+    cmd = [str(Path(sys.executable).with_name("inspect")), "eval", "shredfold/shredbench", "--model",
+           "openai-api/shredfold/oracle", "-T", f"export={tiny_export.out}", "-T", "image_mode=composite",
+           "--log-dir", str(tmp_path / "logs"), "--log-format", "json", "--display", "plain"]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     [path] = (tmp_path / "logs").glob("*.json")
     log = json.loads(path.read_text())

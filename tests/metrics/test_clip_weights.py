@@ -10,10 +10,9 @@ import hashlib
 import io
 import json
 import os
-import threading
-from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -23,6 +22,9 @@ from shredfold.metrics import clip_weights as cw
 from shredfold.metrics.clip import load_clip, weights_id
 from shredfold.spec import ClipSettings
 from tests.metrics.tiny_clip import NAME, tiny_weights
+
+if TYPE_CHECKING:
+    from tests.conftest import Loopback
 
 pytest.importorskip("open_clip")
 OPENAI = cw.pins()[("ViT-B-32", "openai")]
@@ -56,7 +58,7 @@ def tiny(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, c
 
 
 @pytest.fixture
-def http_root(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+def http_root(tmp_path: Path, loopback: Loopback) -> tuple[str, Path]:
     """A real HTTP server on loopback serving a folder."""
     root = tmp_path / "www"
     root.mkdir()
@@ -68,14 +70,8 @@ def http_root(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", root
-    finally:
-        server.shutdown()
-        server.server_close()
+    server = loopback.run(ThreadingHTTPServer(("127.0.0.1", 0), Quiet))
+    return f"http://127.0.0.1:{server.server_address[1]}", root
 
 
 def test_the_pin_is_the_file_open_clip_itself_downloads_for_the_tag() -> None:

@@ -13,7 +13,7 @@ from shredfold.calls import ModelCallError, Request
 from shredfold.chat_api import ChatRequest, to_request
 from shredfold.models.openai_compat import MissingApiKeyError, OpenAICompatible
 from shredfold.prompts.shred import build_request
-from shredfold.server import answered_twice, read_log
+from shredfold.serve import answered_twice, read_log
 from shredfold.spec import ModelConfig
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
-from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -16,6 +15,9 @@ from shredfold.models.openai_compat import MissingApiKeyError, OpenAICompatible
 from shredfold.models.secrets import MIN_PREFIX, MIN_RUN, excerpt, scrub, scrub_answer
 from shredfold.prompts.shred import build_request
 from shredfold.spec import ModelConfig
+
+if TYPE_CHECKING:
+    from tests.conftest import Loopback
 
 KEY = "sk-probe-SENTINEL-0123456789abcdefghijklmnop"
 
@@ -128,12 +130,8 @@ class _EchoHandler(BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def echoer() -> Iterator[Echoer]:
-    server = Echoer(("127.0.0.1", 0), _EchoHandler)
-    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
-    yield server
-    server.shutdown()
-    server.server_close()
+def echoer(loopback: Loopback) -> Echoer:
+    return loopback.run(Echoer(("127.0.0.1", 0), _EchoHandler))
 
 
 def adapter(server: Echoer, monkeypatch: pytest.MonkeyPatch) -> OpenAICompatible:

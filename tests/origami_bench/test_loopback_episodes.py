@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -13,18 +12,17 @@ from shredfold.models.openai_compat import OpenAICompatible
 from shredfold.origami_bench.designs import builtin_designs
 from shredfold.origami_bench.env import EnvConfig, render_folded, run_episode
 from shredfold.origami_bench.targets import target_state
-from shredfold.server import ChatServer, read_log, serve
+from shredfold.serve import ChatServer, read_log
 from shredfold.spec import ModelConfig
 from shredfold.store import Store
 
+if TYPE_CHECKING:
+    from tests.conftest import Loopback
+
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[ChatServer]:
-    srv = serve("origami-random", port=0, log_path=tmp_path / "requests.jsonl")
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
+def served(loopback: Loopback, tmp_path: Path) -> ChatServer:
+    return loopback("origami-random", log_path=tmp_path / "requests.jsonl")
 
 
 def _run(config: ModelConfig, store: Store, targets: list[bytes], replay_only: bool) -> tuple[list, CachedAsker]:

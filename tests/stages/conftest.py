@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from shredfold.plan import Plan
-from shredfold.server import ChatServer, serve
+from shredfold.serve import ChatServer
 from shredfold.stages.query import run_query
 from shredfold.store import Store
 from tests.models.samples import new_workdir, shared_samples
+
+if TYPE_CHECKING:
+    from tests.conftest import Loopback
 
 
 @pytest.fixture
@@ -27,22 +30,15 @@ def work(samples: Path, tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def oracle(work: Path) -> Iterator[Callable[..., ChatServer]]:
+def oracle(work: Path, loopback: Loopback) -> Callable[..., ChatServer]:
     """Starts ``shredfold serve --model oracle`` servers (keyword arguments go to ``serve``),
     each logging to its own file in ``work``; all are shut down after the test."""
-    servers: list[ChatServer] = []
 
     def start(**kwargs: object) -> ChatServer:
-        log = work / f"server-{len(servers)}.jsonl"
-        server = serve("oracle", port=0, results=work / "results", log_path=log, **kwargs)  # type: ignore[arg-type]
-        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
-        servers.append(server)
-        return server
+        log = work / f"server-{len(loopback.started)}.jsonl"
+        return loopback("oracle", results=work / "results", log_path=log, **kwargs)
 
-    yield start
-    for s in servers:
-        s.shutdown()
-        s.server_close()
+    return start
 
 
 def query_all(plan: Plan, work: Path) -> list[dict]:

@@ -13,7 +13,7 @@ from shredfold.models.endpoints import endpoint_limits, endpoint_resource
 from shredfold.models.openai_compat import MissingApiKeyError
 from shredfold.plan import Plan, make_plan, resolve_attempts
 from shredfold.resolve import load_spec
-from shredfold.server import ChatServer, answered_twice, read_log
+from shredfold.serve import ChatServer, answered_twice, read_log
 from shredfold.spec import ModelConfig
 from shredfold.stages.query import run_query
 from shredfold.store import Store

@@ -13,7 +13,7 @@ from shredfold.cost import estimate
 from shredfold.models.budget import SpendLedger, ledger_path
 from shredfold.plan import Plan, load_plan, make_plan, write_plan
 from shredfold.resolve import load_spec
-from shredfold.server import ChatServer, read_log
+from shredfold.serve import ChatServer, read_log
 from shredfold.store import Store
 from tests.models.samples import (
     ITEMS,

@@ -9,7 +9,7 @@ from pathlib import Path
 from shredfold.models.secrets import MIN_PREFIX
 from shredfold.plan import Plan, make_plan
 from shredfold.resolve import load_spec
-from shredfold.server import ChatServer, read_log
+from shredfold.serve import ChatServer, read_log
 from tests.models.samples import http_model, write_model, write_spec
 from tests.stages.conftest import query_all
 

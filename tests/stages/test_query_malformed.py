@@ -9,7 +9,7 @@ import pytest
 from shredfold.models.budget import SpendLedger, ledger_path
 from shredfold.plan import make_plan
 from shredfold.resolve import load_spec
-from shredfold.server import read_log
+from shredfold.serve import read_log
 from shredfold.store import Store
 from tests.models.samples import ITEMS, http_model, write_model, write_spec
 from tests.stages.conftest import query_all

@@ -201,8 +201,8 @@ class OpenAICompatible(AdapterBase):
     def _http(self) -> httpx.Client:
         import httpx
 
-        # Made on first call, not in __init__: planning builds every model for its identity,
-        # and an httpx client (with its TLS context) costs a good part of a second.
+        # Made on first call, not in __init__: an httpx client (with its TLS context) costs a
+        # good part of a second, which a model that fails check_ready or is never asked skips.
         with self._lock:
             if self._client is None:
                 cfg = self.config

@@ -13,7 +13,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 # Bump when any output (layer orders, counts, drawings, rejection reasons) changes meaning.
-ENGINE_VERSION = "5"  # 5: affine maps applied element by element, not by BLAS (the same last bits on every processor); 4: folded drawings are opaque paper (no layer shading); 3: noisy designs: stable overlap scale, looser Kawasaki; 2: physical stacking
+# 5: affine maps applied element by element, not by BLAS (the same last bits on every processor).
+ENGINE_VERSION = "5"
 
 _EXPORTS = {
     "FoldState": "actions",

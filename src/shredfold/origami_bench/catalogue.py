@@ -28,8 +28,7 @@ from shredfold.origami_bench.design import Design, builtin_folder, tier_of
 from shredfold.spec import OrigamiBenchSpec
 from shredfold.store import Store, content_key, sha256_file
 
-# 2: folder designs must fold flat; 3: Flat-Folder's designs recognised, with their category and
-# tier; 4: designs name their files (no segments), folder designs are validated by jobs
+# 4: designs name their files (no segments); folder designs are validated by jobs
 CATALOGUE_STAGE, CATALOGUE_VERSION = "origami_catalogue", 4
 
 _DESIGNS = TypeAdapter(list[Design])

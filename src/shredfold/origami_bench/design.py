@@ -32,8 +32,7 @@ from shredfold.store import content_key, sha256_bytes
 if TYPE_CHECKING:
     from shredfold.origami import CreasePattern, FoldState
 
-# 2: a design is its file's bytes (or its fold sequence), read as the engine reads files; no
-# rounded segments (rounding to 1e-12 made 360 I Heart Cat v2 (shaped) not fold flat)
+# 2: a design is its file's bytes (or its fold sequence), read as the engine reads files
 DESIGN_VERSION = 2
 TIERS = ("easy", "medium", "hard")
 FORMATS = {".fold": "fold", ".cp": "cp"}

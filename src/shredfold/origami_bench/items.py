@@ -12,11 +12,7 @@ from pydantic import BaseModel, ConfigDict
 from shredfold.origami_bench.design import Design
 from shredfold.prompts.origami import LETTERS
 
-# 3: options must differ clearly in pixels, other designs' states must not be one fold of the
-# reference (mcq.MIN_DIFFERENT_SHARE, mcq.ONE_FOLD_FIT), dropped items; and designs without
-# a fold sequence take part through their crease order
-# 4: a causal item stores the step its prompt names (item.json "step"); a crease order's
-# first step has no other-assignment distractor (the answer turned over)
+# 4: a causal item stores its step (item.json "step"); a first crease has no turned-over option
 MCQ_STAGE, MCQ_VERSION = "origami_mcq", 4
 
 Variant = Literal["mcq_assoc", "mcq_causal"]

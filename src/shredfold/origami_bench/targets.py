@@ -24,8 +24,7 @@ from shredfold.store import content_key
 if TYPE_CHECKING:
     from shredfold.origami import FoldedGeometry, FoldState
 
-# 2: a design without a fold sequence is drawn centred in the view (Flat-Folder's models
-# could fall partly outside it, where their first face put them)
+# 2: a design without a fold sequence is drawn centred in the view
 TARGET_STAGE, TARGET_VERSION = "origami_target", 2
 
 

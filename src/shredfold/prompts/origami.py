@@ -21,10 +21,7 @@ from typing import Any, Literal
 from shredfold.calls import Message, Request
 from shredfold.limits import MAX_ANSWER_CHARS
 
-# v2: folded pictures are opaque paper (no darker overlaps)
-# v3: the causal MCQ prompt names the step made (with several options one fold of the
-# reference, "the one after one more fold" had more than one right answer); the view note
-# gives the pictures' margin, so a point's pixel can be worked out from it
+# v3: the causal MCQ prompt names the step made; the view note gives the pictures' margin
 VERSION = "v3"
 LETTERS = "ABCD"
 

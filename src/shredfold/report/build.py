@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from shredfold import paths
+from shredfold import aggregate, paths
 from shredfold.plan import Plan
 from shredfold.report import charts, paper
 from shredfold.report.highlight import mark
@@ -93,13 +93,10 @@ class Inputs:
         """SQL over the plan's cell tables (the view ``rows``)."""
         import duckdb
 
-        con = duckdb.connect(":memory:")
-        con.execute("SET threads TO 1")
         files = [str(self.workdir / t) for t in self.tables if (self.workdir / t).is_file()]
         if not files:
             return [], []
-        quoted = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
-        con.execute(f"CREATE VIEW rows AS SELECT * FROM read_parquet([{quoted}], union_by_name=true)")
+        con = aggregate.connect(files)
         try:
             res = con.execute(sql)
         except duckdb.Error:
@@ -245,10 +242,10 @@ NO_DIAGNOSTICS = ("omission", "hallucination", "order_tau", "cut_word_recovery")
 def samples(inp: Inputs) -> list[dict[str, Any]]:
     """For each domain, its first document at the largest N: the scraps as presented, the
     truth with each model's omissions marked, and each answer with its hallucinations."""
-    from shredfold.diagnostics import diagnose
     from shredfold.metrics.text import normalize
     from shredfold.models.envelope import load_response
     from shredfold.prompts.shred import parse_answer
+    from shredfold.shred.diagnostics import diagnose
     from shredfold.shred.glyphs import page_glyphs, skeleton
     from shredfold.shred.sample_folder import SAMPLE_STAGE, load_hidden, load_public, load_truth
 

@@ -55,7 +55,7 @@ from shredfold.spec import SampleSource
 from shredfold.store import Store, content_key
 from shredfold.versions import version
 
-OUTSIDE_FORMAT = 3  # 3: a JPEG photograph kept as given, its metadata cut; 2: the composite stored as composite.jpg
+OUTSIDE_FORMAT = 3  # 3: a JPEG photograph kept as given, its metadata cut
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 TRUTH_SUFFIXES = (".md", ".txt", ".html")
 MAX_N = 256  # as the spec's granularities

@@ -19,10 +19,7 @@ from shredfold.store import content_key
 from shredfold.versions import version
 
 SAMPLE_STAGE = "sample"
-# 6: no page.png, composite JPEG 90 (optimised coding), hidden.json on one line, sensor
-# noise 1 (sample size);
-# 5: composite.jpg (JPEG 95), palette PNG pieces and page (.formats); 4: table columns fit
-# their widest cell; 3: no bare scraps (text_cut); 2: the document as written (source.txt)
+# 6: no page.png, composite JPEG 90 (optimised), hidden.json on one line, sensor noise 1
 SAMPLE_VERSION = 6
 # Rasterisers, geometry and the image encoders shape the bytes; a version change must change
 # the key rather than silently give different files under an old one.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from shapely.geometry import Polygon
 
-from shredfold.diagnostics import piece_of_glyphs
+from shredfold.shred.diagnostics import piece_of_glyphs
 from shredfold.shred.voronoi import cut
 
 TRIES = 32

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from shredfold.models.asker import CachedAsker
 
 Label = str | int
+# Decimal places of every aggregate the leaderboard, breakdowns and comparisons write.
+DIGITS = 6
 
 
 @dataclass(frozen=True)

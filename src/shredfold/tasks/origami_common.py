@@ -28,7 +28,6 @@ from shredfold.tasks.base import (
     fill,
 )
 
-DIGITS = 6
 T = TypeVar("T")
 LAYOUT = Layout(
     set="origami/{task}/{tier}",
@@ -37,7 +36,7 @@ LAYOUT = Layout(
     name="{model}/origami/{task}/{tier}",
 )
 RUN_STAGE = Stage("origami_run", 1)
-# 2: rows carry their task (no ShredBench columns); 3: ss_weights names SS's weights
+# 3: rows carry their task and ss_weights (the weights SS was scored with)
 SCORE_STAGE = Stage("origami_score", 3)
 SET_STAGE = Stage("origami_set", 1)
 BREAKDOWN_FILE = "breakdown_origami.csv"

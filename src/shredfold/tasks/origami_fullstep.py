@@ -2,8 +2,9 @@
 turn, within ``step_limit`` turns.
 
 - items: the designs used as targets (``fullstep_targets`` of them, a seeded choice), by tier;
-  a design from a user's folder (one the package does not know, :mod:`.known`) is first
-  validated by a set job of its own (does it fold flat within ``validate_timeout_s``?), so
+  a design from a user's folder (one the package does not know,
+  :mod:`shredfold.origami_bench.known`) is first validated by a set job of its own (does it
+  fold flat within ``validate_timeout_s``?), so
   the validations run in parallel and are stored by key; a target's key names its
   validation's key, never its outcome, so keys do not wait for the jobs;
 - build: solve each target's folded state once (:mod:`shredfold.origami_bench.targets`); a
@@ -36,6 +37,7 @@ from shredfold.spec import ResolvedSpec, spec_error_at
 from shredfold.store import content_key
 from shredfold.tasks import origami_common as common
 from shredfold.tasks.base import (
+    DIGITS,
     Cell,
     Column,
     DataCard,
@@ -53,7 +55,7 @@ from shredfold.tasks.registry import register
 
 EPISODE_STAGE, EPISODE_VERSION = "origami_episode", 1
 VALIDATION_STAGE, VALIDATION_VERSION = "origami_validation", 1
-D = common.DIGITS
+D = DIGITS
 
 EXPORT_COLUMNS = (
     Column("key", "string", "the target's content key (results/store/origami_target/<key>)"),

@@ -33,6 +33,7 @@ from shredfold.prompts.origami import VERSION as PROMPT_VERSION
 from shredfold.spec import ResolvedSpec, SpecError
 from shredfold.tasks import origami_common as common
 from shredfold.tasks.base import (
+    DIGITS,
     Cell,
     Column,
     DataCard,
@@ -103,7 +104,7 @@ def check_enough(designs: list[Design], variant: str, ctx: PlanContext) -> None:
 class OrigamiMcqTask(common.OrigamiTask):
     name = "origami_mcq"
     item_type = McqSpec
-    breakdown = common.breakdown(f"round(avg(correct), {common.DIGITS}) AS accuracy")
+    breakdown = common.breakdown(f"round(avg(correct), {DIGITS}) AS accuracy")
     headlines = tuple(
         Headline(f"origami_{v}", "correct", common.DESIGN, where=f"task = '{v}'") for v in VARIANTS
     )
@@ -216,7 +217,7 @@ class OrigamiMcqTask(common.OrigamiTask):
     def leaderboard(self, item_sets: Sequence[ItemSet]) -> tuple[list[str], list[str]]:
         present = {str(s.labels["task"]) for s in item_sets}
         cols = [
-            f"round(avg(correct) FILTER (WHERE task = '{v}'), {common.DIGITS}) AS origami_{v}"
+            f"round(avg(correct) FILTER (WHERE task = '{v}'), {DIGITS}) AS origami_{v}"
             for v in VARIANTS
             if v in present
         ]

@@ -44,6 +44,7 @@ from shredfold.shred.sample_key import sample_key
 from shredfold.spec import RenderSettings, ResolvedSpec, SynthesisSettings, spec_error_at
 from shredfold.store import content_key
 from shredfold.tasks.base import (
+    DIGITS,
     Breakdown,
     Cell,
     Column,
@@ -63,8 +64,6 @@ from shredfold.tasks.base import (
     fill,
 )
 from shredfold.tasks.registry import register
-
-DIGITS = 6
 
 
 class ShredItem(BaseModel):
@@ -107,7 +106,7 @@ class ShredRow(Row):
     rouge_l: float
     teds: float
     teds_s: float
-    # Failure diagnostics (shredfold.diagnostics); empty where undefined.
+    # Failure diagnostics (shredfold.shred.diagnostics); empty where undefined.
     omission: float | None = None
     omission_small: float | None = None
     omission_large: float | None = None
@@ -145,11 +144,11 @@ class LayoutMismatchError(ValueError):
 
 
 def diagnose_answer(pred: str, item: ShredItem, hidden: Mapping[str, Any]) -> dict[str, Any]:
-    """The failure diagnostics of one answer (see :mod:`shredfold.diagnostics`): where the
+    """The failure diagnostics of one answer (see :mod:`shredfold.shred.diagnostics`): where the
     truth's characters lie comes from the renderer's layout of the item's document, which
     pieces hold them from the sample's polygons."""
-    from shredfold.diagnostics import diagnose
     from shredfold.limits import text_cap
+    from shredfold.shred.diagnostics import diagnose
     from shredfold.shred.glyphs import skeleton
 
     if item.outside is not None:
@@ -348,8 +347,7 @@ class ShredTask:
     item_type = ShredItem
     row_type = ShredRow
     query_stage = Stage("query", 1)
-    # 5: ned_raw against the truth in the format the prompt asked (a table's HTML under our
-    # protocol); 4: failure diagnostics; 3: ned_raw and the protocol; 2: bounded metrics
+    # 5: ned_raw against the truth in the format the prompt asked (a table's HTML, ours)
     score_stage = Stage("score", 5)
     headlines = (
         Headline("ned", "ned", _DOCUMENT, lower_is_better=True),
@@ -597,8 +595,8 @@ class ShredTask:
     def signatures(self, spec: ResolvedSpec, item_sets: Sequence[ItemSet]) -> dict[str, str]:
         from importlib import metadata
 
-        from shredfold.diagnostics import VERSION as DIAGNOSTICS_VERSION
         from shredfold.metrics.text import signature
+        from shredfold.shred.diagnostics import VERSION as DIAGNOSTICS_VERSION
 
         kinds = sorted({(i.kind, i.lang) for s in item_sets for i in s.items})
         out = {f"text/{kind}/{lang}": signature(kind, lang) for kind, lang in kinds}  # type: ignore[arg-type]
@@ -623,9 +621,6 @@ class ShredTask:
 
     def sort_columns(self) -> list[str]:
         return ["ned"]
-
-    def rows_filter(self) -> str:
-        return "benchmark = 'shred'"
 
     # ------------------------------------------------------------ export (a data set)
 

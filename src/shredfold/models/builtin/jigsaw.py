@@ -17,23 +17,7 @@ from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
-# 15: a cluster read as nothing the way it was turned is read the quarter turn that reads most
-# 14: a wrapped line ending in a hyphen between letters joins the next without a space
-# 13: the OCR's ink of the page's own contrast measured on the ink only (a lone mark kept)
-# 12: scraps whose ink lines up across as well as along may join a quarter turn round;
-# program text of a photograph read binarized, as one fenced block; ink found at the
-# page's own contrast
-# 11: photographs of scraps cut along straight lines solved from their text lines and
-# straight edges (jigsaw.photo), read drawn larger, and under the paper's protocol
-# answered as the Markdown the page shows; 10: the OCR engine's models run by OpenVINO; 9: clusters refined jointly (all poses
-# solved at once, point to line, also on every candidate join the layout confirms: a
-# photographed table page kept a block of scraps 0.9 degrees off), and a cluster's quarter turn settled on the first patch when that is
-# clear; 8: table rules continued through stretches lightened by a crease's
-# shading (faint ink kept where it extends a dark rule); 7: border checks widened when a
-# page stays in pieces (curled Blender sheets), a near tie of the which-way-up readings
-# settled on the whole drawing; 6: clusters' quarter turn from a few short crops
-# (orient.quarter_turn); 5: scraps of a photo with small text enlarged (jigsaw.scale);
-# 4: table rules through seam steps, OCR lines cut at rules; 3: photographs segmented
+# Bump when an answer changes. 15: a cluster read as nothing is read the quarter turn reading most
 VERSION = 15
 
 

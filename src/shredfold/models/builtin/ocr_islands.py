@@ -18,17 +18,7 @@ from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
-# 12: a wrapped line ending in a hyphen between letters joins the next without a space
-# 11: the OCR's ink of the page's own contrast measured on the ink only (a lone mark kept)
-# 10: program text of a photograph read binarized, as one fenced block; ink found at
-# the page's own contrast
-# 9: scraps of a photograph of straight-cut scraps read drawn larger and unbinarised (as
-# jigsaw-ocr reads them), and under the paper's protocol answered as the Markdown each
-# scrap shows; 8: a scrap put level is cut to its paper before it is read (orient.upright);
-# 7: the OCR engine's models run by OpenVINO (and the engine's identity given in full);
-# 6: the quarter turn settled on the first patch when that is clear; 5: a near tie of the
-# full readings settled on the whole scrap; 4: quarter turn from a few short crops
-# (orient.quarter_turn); 3: photographs segmented
+# Bump when an answer changes. 12: a line-end hyphen between letters joins the next line, no space
 VERSION = 12
 
 

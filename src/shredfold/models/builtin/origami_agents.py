@@ -18,7 +18,8 @@ from shredfold.models.adapter import AdapterBase, adapter
 from shredfold.spec import ModelConfig
 from shredfold.store import Store
 
-VERSION = 2  # 2: origami-search picks MCQ answers from the pictures (picker) and plans full-step episodes by beam search (fold_search)
+# 2: MCQ answers picked from the pictures (picker), full-step episodes by beam search (fold_search).
+VERSION = 2
 
 
 class _OrigamiAgent(AdapterBase):
@@ -56,6 +57,5 @@ class OrigamiRandom(_OrigamiAgent):
 @adapter("origami-search", benchmarks=("origami",), reference=True)
 class OrigamiSearch(_OrigamiAgent):
     play = "OrigamiSearch"
-    # 3: full-step plans from a library of every outline within four folds and the target
-    # read as a polygon, one plan per target (one agent reused its first target's plan)
+    # 3: full-step plans from a library of outlines within four folds, one plan per target
     version = 3

@@ -6,9 +6,8 @@ from __future__ import annotations
 import io
 import json
 import socket
-import threading
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import httpx
 import openai
@@ -18,30 +17,21 @@ from PIL import Image
 from shredfold.models.openai_compat import OpenAICompatible
 from shredfold.prompts.origami import mcq_request
 from shredfold.prompts.shred import build_request
-from shredfold.server import ChatServer, read_log, serve
+from shredfold.serve import ChatServer, read_log
 from shredfold.spec import ModelConfig
 from tests.origami_bench.test_picker import RIGHT_M, RIGHT_V
 from tests.origami_bench.test_picker import _door_item as door_item
 from tests.origami_bench.test_picker import _named as named_fold
 
+if TYPE_CHECKING:
+    from tests.conftest import Loopback
+
 
 @pytest.fixture
-def start(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> Iterator[Callable[..., ChatServer]]:
-    """A server on a free loopback port, in a thread; no traceback may reach stderr."""
-    started: list[ChatServer] = []
-
-    def run(model: str = "echo", **kwargs: object) -> ChatServer:
-        kwargs.setdefault("log_path", tmp_path / f"requests-{len(started)}.jsonl")
-        server = serve(model, port=0, **kwargs)  # type: ignore[arg-type]
-        # A short poll, so that shutdown() at teardown returns at once.
-        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
-        started.append(server)
-        return server
-
-    yield run
-    for server in started:
-        server.shutdown()
-        server.server_close()
+def start(loopback: Loopback, capfd: pytest.CaptureFixture[str]) -> Iterator[Loopback]:
+    """Servers on loopback (tests/conftest.py); no traceback may reach stderr, up to their shutdown."""
+    yield loopback
+    loopback.close()
     assert "Traceback" not in capfd.readouterr().err
 
 

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from shredfold.diagnostics import align, diagnose, kendall_tau
+from shredfold.shred.diagnostics import align, diagnose, kendall_tau
 
 LINES = [
     "Harbor cranes lifted record cargo",

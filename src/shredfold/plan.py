@@ -27,6 +27,7 @@ from shredfold.models import registry
 from shredfold.spec import ResolvedSpec
 from shredfold.store import Store, atomic_write_bytes, canonical_json, content_key, sha256_bytes
 from shredfold.tasks.base import Cell, ItemSet, PlanContext, Task, item_context, make_cells
+from shredfold.tasks.manifest import QueryManifest, read_manifest
 from shredfold.tasks.registry import get as get_task
 from shredfold.tasks.registry import tasks
 
@@ -386,15 +387,15 @@ def current_attempts(plan: Plan, workdir: str | Path = ".") -> Plan:
     return Plan(spec=plan.spec, item_sets=plan.item_sets, cells=cells, identities=plan.identities, notes=plan.notes)
 
 
-def _reask_corrupt(manifest: dict[str, Any], store: Store) -> int:
+def _reask_corrupt(manifest: QueryManifest, store: Store) -> int:
     """Move aside every answer a finished cell lists that fails its manifest; how many."""
     from shredfold.calls import RESPONSE_STAGE
     from shredfold.store import CorruptObjectError
 
     moved = 0
-    for row in manifest.get("items", []):
-        rkey = row.get("response")
-        if not rkey or row.get("error") or not store.has(RESPONSE_STAGE, rkey):
+    for row in manifest.items:
+        rkey = row.response
+        if not row.answered or not rkey or not store.has(RESPONSE_STAGE, rkey):
             continue
         try:
             store.get_json(RESPONSE_STAGE, rkey)
@@ -419,15 +420,17 @@ def resolve_attempts(plan: Plan, workdir: str | Path = ".", reask_corrupt: Store
     With ``reask_corrupt`` (the store), a finished cell whose stored answers fail their
     manifests has them moved aside and moves on to a new attempt, which asks them again —
     only when the user asks for it (``--config reask_corrupt=true``): answers cost money.
+
+    A latest manifest that is not one raises :class:`~shredfold.tasks.manifest.ManifestError`.
     """
     root = Path(workdir)
     cells = []
     for cell in plan.cells:
         n = latest_attempt(cell, root)
         if n is not None:
-            manifest = json.loads((root / cell.at(n).query_path).read_text(encoding="utf-8"))
+            manifest = read_manifest(root / cell.at(n).query_path)
             corrupt = _reask_corrupt(manifest, reask_corrupt) if reask_corrupt is not None else 0
-            cell = cell.at(n + 1 if manifest.get("errors") or corrupt else n)
+            cell = cell.at(n + 1 if manifest.errors or corrupt else n)
         repair = root / paths.repair_path(cell.score_where, cell.score_key)
         if repair.is_file():
             broken = int(json.loads(repair.read_text(encoding="utf-8")).get("attempt", 0))

@@ -58,11 +58,11 @@ from shredfold import paths
 from shredfold.aggregate import Grid, render_tables
 from shredfold.calls import RESPONSE_STAGE
 from shredfold.models.envelope import ENVELOPE
-from shredfold.plan import Plan, plan_document, spec_document
+from shredfold.plan import REDONE, Plan, plan_document, spec_document
 from shredfold.store import MANIFEST as OBJECT_MANIFEST
 from shredfold.store import Store, canonical_json, sha256_bytes
 from shredfold.tasks.base import Cell, JobContext, Row
-from shredfold.tasks.manifest import REDO, ManifestError, ManifestRow, QueryManifest, read_manifest
+from shredfold.tasks.manifest import ManifestError, ManifestRow, QueryManifest, read_manifest
 from shredfold.tasks.registry import get as get_task
 
 FORMAT = 1
@@ -414,7 +414,7 @@ def collect(plan: Plan, workdir: Path, *, with_samples: bool = False) -> Content
         try:
             manifest = read_manifest(workdir / cell.query_path)
         except ManifestError as exc:
-            raise ReleaseError(f"{exc}; {REDO}") from None
+            raise ReleaseError(f"{exc}; run snakemake again: {REDONE}") from None
         manifests.append(manifest)
         answers = manifest.answers
         recorded = rows_of_table(workdir / cell.score_path)

@@ -11,7 +11,6 @@ from shredfold.resolve import load_spec
 from shredfold.stages import resources as res
 from shredfold.spec import SpecError
 from shredfold.store import Store
-from shredfold.tasks.manifest import REDO, ManifestError
 
 try:
     # --config limit=N: a quick run of the first N items of every cell (overrides the spec's
@@ -36,11 +35,11 @@ for _notes in _PLANNED.notes.values():  # what the plan left out (skipped design
 # --config reask_corrupt=true: stored answers that fail their manifests are moved aside and
 # asked again (never silently: they may have cost money).
 _REASK = str(config.get("reask_corrupt", "")).lower() in ("1", "true", "yes")
-try:
-    PLAN = resolve_attempts(_PLANNED, Path.cwd(), reask_corrupt=Store(paths.STORE) if _REASK else None)
-except ManifestError as exc:  # a cell's manifest edited or broken since its query job
-    print(f"error: {exc}; {REDO}", file=sys.stderr)
-    sys.exit(2)
+# A cell whose latest manifest cannot be read is queried again too: said on screen.
+PLAN = resolve_attempts(
+    _PLANNED, Path.cwd(), reask_corrupt=Store(paths.STORE) if _REASK else None,
+    note=lambda line: print(f"note: {line}", file=sys.stderr),
+)
 # Not a rule param: Snakemake re-runs jobs whose params change, and the same cell planned
 # from another spec file (say, one that adds a model) must stay done. Keys carry identity.
 PLAN_FILE = write_plan(_PLANNED)

@@ -49,11 +49,6 @@ class ManifestError(ValueError):
         self.why = why
 
 
-# What a user does about a broken manifest of a run (not of a release): the cell's latest
-# attempt is then the one before (or none), so the next run queries the cell again.
-REDO = "remove it and run snakemake again: the cell is queried again, its answers from the response cache"
-
-
 class ManifestRow(BaseModel):
     """One item of a cell as its query job left it."""
 

@@ -65,7 +65,7 @@ class RunStatus:
 
 
 def _manifest(path: Path) -> QueryManifest | None:
-    """None for one that cannot be read (the next run says why, and stops)."""
+    """None for one that cannot be read: the next run says why and queries its cell again."""
     try:
         return read_manifest(path)
     except ManifestError:

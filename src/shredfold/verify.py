@@ -261,9 +261,6 @@ def rescore_cells(root: Path, info: dict[str, Any], plan: Plan, report: Report, 
         except ManifestError as exc:
             report.add(ci["query"], "-", "-", "a readable query manifest", exc.why[:200])
             continue
-        except (KeyError, TypeError) as exc:
-            report.add(rel.INFO, cell.name, "query", "the path of its query manifest", repr(exc)[:200])
-            continue
         manifests.append(manifest)
         answers = manifest.answers
         try:

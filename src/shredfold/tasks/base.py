@@ -201,7 +201,7 @@ class Task(Protocol):
         ...
 
     def score(self, cell: Cell, answers: Mapping[str, ManifestRow], job: JobContext) -> list[Row]:
-        """A row per item from the manifest's rows by item key (:attr:`~shredfold.tasks.manifest.QueryManifest.answers`)."""
+        """A row per item, from the manifest's rows by item key (``QueryManifest.answers``)."""
         ...
 
     def response_keys(self, cell: Cell, answers: Mapping[str, ManifestRow], store: Store) -> list[str]:

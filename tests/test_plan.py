@@ -280,3 +280,23 @@ def test_a_plan_file_keeps_what_each_set_needs_and_an_older_plan_file_still_load
     (tmp_path / "old-shred.json").write_text(json.dumps(shred))
     old = load_plan(tmp_path / "old-shred.json")
     assert len(old.item_sets) == 4 and all(s.asked and not s.needs for s in old.item_sets.values())
+
+
+def test_a_cell_whose_latest_manifest_is_broken_is_queried_again_and_said_so(tmp_path):
+    from shredfold.plan import resolve_attempts
+    from shredfold.tasks.manifest import ManifestRow, QueryManifest, write_manifest
+
+    plan = plan_of(tmp_path, SPEC)
+    done, broken = plan.cells[:2]
+    rows = [ManifestRow(item=k, response=k, cached=True, error=None) for k in done.item_set.item_keys]
+    write_manifest(tmp_path / done.query_path, QueryManifest.of(done, rows, requests=0))
+    (tmp_path / broken.query_path).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / broken.query_path).write_text('{"cell": "edited by hand", "items": []')
+    notes: list[str] = []
+    resolved = resolve_attempts(plan, tmp_path, note=notes.append)
+    assert [c.attempt for c in resolved.cells[:3]] == [0, 1, 0]
+    assert notes == [
+        f"{tmp_path / broken.query_path}: query manifest is not JSON: Expecting ',' delimiter (line 1, "
+        "column 39); the cell is queried again at a new attempt (answers from the response cache) "
+        "and this file moved to results/superseded/"
+    ]

@@ -140,3 +140,29 @@ def test_a_release_records_no_absolute_path(quick_run, released) -> None:
         if f.is_file():
             data = f.read_bytes()
             assert not any(p.encode() in data for p in places if len(p) > 1), f
+
+
+def test_an_edited_query_manifest_stops_the_release_in_one_line(quick_run, tmp_path, capsys) -> None:
+    work = tmp_path / "edited"
+    shutil.copytree(quick_run.workdir, work, symlinks=True)
+    manifest = sorted((work / "results" / "cells").rglob("*.json"))[0]
+    data = json.loads(manifest.read_text())
+    data["items"][0]["cached"] = "maybe"
+    manifest.write_text(json.dumps(data))
+    code = main(["release", "--spec", str(work / "spec.yaml"), "--results", str(work / "results"), "--out", str(tmp_path / "x")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in err and "Traceback" not in err, err
+    assert err.startswith(f"error: {manifest}: not a query manifest: items.0.cached: Input should be a valid boolean"), err
+    assert err.endswith("run snakemake again: the cell is queried again at a new attempt (answers from the response cache) and this file moved to results/superseded/"), err
+    assert not (tmp_path / "x").exists()
+
+
+def test_a_released_query_manifest_that_is_not_one_is_a_difference(released, tmp_path, capsys) -> None:
+    r = copy_of(released, tmp_path)
+    name = sorted(p.relative_to(r).as_posix() for p in (r / "cells").rglob("*.json"))[0]
+    data = json.loads((r / name).read_text())
+    data["items"][0]["response"] = "../../../etc/passwd"
+    rewrite(r, name, json.dumps(data).encode())
+    code, diffs, out = verify(r, capsys)
+    assert code == 1, out
+    assert any(d.startswith(f"difference: {name}: ") and "items.0.response: String should match pattern" in d for d in diffs), diffs

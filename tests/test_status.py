@@ -14,6 +14,7 @@ from shredfold.resolve import load_spec
 from shredfold.stages.watch import workdir_of
 from shredfold.status import DONE, FAILED, PENDING, RUNNING, cell_status, render, run_status
 from shredfold.store import atomic_write_json
+from shredfold.tasks.manifest import ManifestRow, QueryManifest, write_manifest
 
 SPEC = """\
 name: st
@@ -35,9 +36,9 @@ def setup(tmp_path):
 
 
 def manifest(work, cell, errors=0, attempt=0):
-    items = [{"item": k, "error": "500" if i < errors else None, "cached": i == errors}
+    items = [ManifestRow(item=k, error="500" if i < errors else None, cached=i == errors)
              for i, k in enumerate(cell.item_set.item_keys)]  # fmt: skip
-    atomic_write_json(work / cell.at(attempt).query_path, {"cell": cell.name, "errors": errors, "items": items})
+    write_manifest(work / cell.at(attempt).query_path, QueryManifest.of(cell, items, requests=errors))
 
 
 def state(work, cell, stage, **over):

@@ -462,6 +462,7 @@ def cmd_job(args: argparse.Namespace) -> int:
     from shredfold.origami_bench.design import DesignFileError
     from shredfold.plan import StalePlanError, load_plan
     from shredfold.shred.outside import OutsideSetError
+    from shredfold.tasks.manifest import ManifestError
 
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr
@@ -474,7 +475,8 @@ def cmd_job(args: argparse.Namespace) -> int:
         raise UserError(_out_of_memory(args, "the job ran out of memory (MemoryError)")) from None
     except CorruptObjectError as exc:
         raise UserError(f"{exc}; {_rebuild_hint(exc, plan, args)}") from None
-    except (OutsideSetError, DesignFileError) as exc:  # a user's file changed or broke since the plan
+    # a user's file changed or broke since the plan (or the cell's manifest since its query)
+    except (OutsideSetError, DesignFileError, ManifestError) as exc:
         raise UserError(str(exc)) from None
     except StalePlanError as exc:
         raise UserError(str(exc)) from None

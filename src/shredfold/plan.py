@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -29,6 +29,7 @@ from shredfold.models import registry
 from shredfold.spec import ResolvedSpec
 from shredfold.store import Store, atomic_write_bytes, canonical_json, content_key, sha256_bytes
 from shredfold.tasks.base import Cell, ItemSet, PlanContext, Task, item_context, make_cells
+from shredfold.tasks.manifest import ManifestError, QueryManifest, read_manifest
 from shredfold.tasks.registry import get as get_task
 from shredfold.tasks.registry import tasks
 
@@ -387,15 +388,15 @@ def current_attempts(plan: Plan, workdir: str | Path = ".") -> Plan:
     return Plan(spec=plan.spec, item_sets=plan.item_sets, cells=cells, identities=plan.identities, notes=plan.notes)
 
 
-def _reask_corrupt(manifest: dict[str, Any], store: Store) -> int:
+def _reask_corrupt(manifest: QueryManifest, store: Store) -> int:
     """Move aside every answer a finished cell lists that fails its manifest; how many."""
     from shredfold.calls import RESPONSE_STAGE
     from shredfold.store import CorruptObjectError
 
     moved = 0
-    for row in manifest.get("items", []):
-        rkey = row.get("response")
-        if not rkey or row.get("error") or not store.has(RESPONSE_STAGE, rkey):
+    for row in manifest.items:
+        rkey = row.response
+        if not row.answered or not rkey or not store.has(RESPONSE_STAGE, rkey):
             continue
         try:
             store.get_json(RESPONSE_STAGE, rkey)
@@ -405,7 +406,19 @@ def _reask_corrupt(manifest: dict[str, Any], store: Store) -> int:
     return moved
 
 
-def resolve_attempts(plan: Plan, workdir: str | Path = ".", reask_corrupt: Store | None = None) -> Plan:
+# What the next run does about a cell whose latest manifest cannot be read (see resolve_attempts).
+REDONE = (
+    "the cell is queried again at a new attempt (answers from the response cache) and this "
+    f"file moved to {paths.SUPERSEDED}/"
+)
+
+
+def resolve_attempts(
+    plan: Plan,
+    workdir: str | Path = ".",
+    reask_corrupt: Store | None = None,
+    note: Callable[[str], None] | None = None,
+) -> Plan:
     """The plan with each cell at the attempt this run should produce.
 
     A query manifest that records errors is a finished job to Snakemake, so failed items
@@ -420,15 +433,26 @@ def resolve_attempts(plan: Plan, workdir: str | Path = ".", reask_corrupt: Store
     With ``reask_corrupt`` (the store), a finished cell whose stored answers fail their
     manifests has them moved aside and moves on to a new attempt, which asks them again —
     only when the user asks for it (``--config reask_corrupt=true``): answers cost money.
+
+    A latest manifest that cannot be read (broken, or edited into something else) is like a
+    corrupt object that can be rebuilt: its cell moves on to a new attempt, queried again from
+    the response cache, and the broken file leaves ``results/cells/`` with the attempt it
+    ends. ``note`` is told so, in one line naming the file and the cause.
     """
     root = Path(workdir)
     cells = []
     for cell in plan.cells:
         n = latest_attempt(cell, root)
         if n is not None:
-            manifest = json.loads((root / cell.at(n).query_path).read_text(encoding="utf-8"))
-            corrupt = _reask_corrupt(manifest, reask_corrupt) if reask_corrupt is not None else 0
-            cell = cell.at(n + 1 if manifest.get("errors") or corrupt else n)
+            try:
+                manifest = read_manifest(root / cell.at(n).query_path)
+            except ManifestError as exc:
+                if note is not None:
+                    note(f"{exc}; {REDONE}")
+                cell = cell.at(n + 1)
+            else:
+                corrupt = _reask_corrupt(manifest, reask_corrupt) if reask_corrupt is not None else 0
+                cell = cell.at(n + 1 if manifest.errors or corrupt else n)
         repair = root / paths.repair_path(cell.score_where, cell.score_key)
         if repair.is_file():
             broken = int(json.loads(repair.read_text(encoding="utf-8")).get("attempt", 0))

@@ -58,10 +58,11 @@ from shredfold import paths
 from shredfold.aggregate import Grid, render_tables
 from shredfold.calls import RESPONSE_STAGE
 from shredfold.models.envelope import ENVELOPE
-from shredfold.plan import Plan, plan_document, spec_document
+from shredfold.plan import REDONE, Plan, plan_document, spec_document
 from shredfold.store import MANIFEST as OBJECT_MANIFEST
-from shredfold.store import Store, canonical_json, load_json, sha256_bytes
+from shredfold.store import Store, canonical_json, sha256_bytes
 from shredfold.tasks.base import Cell, JobContext, Row
+from shredfold.tasks.manifest import ManifestError, ManifestRow, QueryManifest, read_manifest
 from shredfold.tasks.registry import get as get_task
 
 FORMAT = 1
@@ -130,11 +131,7 @@ def row_dicts(rows: Iterable[Row]) -> list[dict[str, Any]]:
     return pa.Table.from_pylist([r.model_dump() for r in rows], schema=arrow_schema(type(rows[0]))).to_pylist()
 
 
-def answers_of(manifest: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    return {row["item"]: row for row in manifest["items"]}
-
-
-def rescore(cell: Cell, answers: Mapping[str, dict[str, Any]], plan: Plan, store: Store) -> list[dict[str, Any]]:
+def rescore(cell: Cell, answers: Mapping[str, ManifestRow], plan: Plan, store: Store) -> list[dict[str, Any]]:
     """A cell's rows, scored again from its stored answers by its task's own code."""
     task = get_task(cell.task)
     job = JobContext(plan.spec, store, replay_only=True, log=QUIET)
@@ -185,15 +182,15 @@ class Failures:
     causes: tuple[tuple[str, int], ...] = ()
 
     @classmethod
-    def of(cls, manifests: Iterable[Mapping[str, Any]]) -> Failures:
+    def of(cls, manifests: Iterable[QueryManifest]) -> Failures:
         items = failed = 0
         causes: dict[str, int] = {}
         for manifest in manifests:
-            for row in manifest.get("items", []):
+            for row in manifest.items:
                 items += 1
-                if row.get("error") is not None:
+                if row.error is not None:
                     failed += 1
-                    cause = _ATTEMPTS.sub("", str(row["error"]))
+                    cause = _ATTEMPTS.sub("", row.error)
                     cause = cause if len(cause) <= CAUSE_CHARS else cause[: CAUSE_CHARS - 1] + "…"
                     causes[cause] = causes.get(cause, 0) + 1
         return cls(items, failed, tuple(sorted(causes.items(), key=lambda c: (-c[1], c[0]))))
@@ -414,9 +411,12 @@ def collect(plan: Plan, workdir: Path, *, with_samples: bool = False) -> Content
     responses: set[str] = set()
     manifests = []
     for cell in plan.cells:
-        manifest = load_json(workdir / cell.query_path)
+        try:
+            manifest = read_manifest(workdir / cell.query_path)
+        except ManifestError as exc:
+            raise ReleaseError(f"{exc}; run snakemake again: {REDONE}") from None
         manifests.append(manifest)
-        answers = answers_of(manifest)
+        answers = manifest.answers
         recorded = rows_of_table(workdir / cell.score_path)
         diffs = row_differences(recorded, rescore(cell, answers, plan, store))
         if diffs:

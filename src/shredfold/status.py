@@ -10,7 +10,6 @@ file that is absent, or not readable yet, counts as not there.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from shredfold.plan import Plan, latest_attempt
 from shredfold.progress import alive, read_state
 from shredfold.store import Store
 from shredfold.tasks.base import Cell, ItemSet
+from shredfold.tasks.manifest import ManifestError, QueryManifest, read_manifest
 
 # A cell's state
 DONE, RUNNING, PENDING, FAILED = "done", "running", "pending", "failed"
@@ -73,12 +73,12 @@ class RunStatus:
         return self.sets.get(RUNNING, 0) + sum(c.state == RUNNING for c in self.cells)
 
 
-def _json(path: Path) -> dict[str, Any] | None:
+def _manifest(path: Path) -> QueryManifest | None:
+    """None for one that cannot be read: the next run says why and queries its cell again."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return read_manifest(path)
+    except ManifestError:
         return None
-    return data if isinstance(data, dict) else None
 
 
 def _running(path: Path) -> dict[str, Any] | None:
@@ -96,7 +96,7 @@ def cell_status(cell: Cell, workdir: Path) -> CellStatus:
     total = len(cell.item_set.items)
     last = latest_attempt(cell, workdir)
     attempt = 0 if last is None else last
-    manifest = _json(workdir / cell.at(attempt).query_path) if last is not None else None
+    manifest = _manifest(workdir / cell.at(attempt).query_path) if last is not None else None
     # A re-run of a cell whose answers had errors asks at the next attempt.
     for a in ([attempt + 1] if manifest is not None else []) + [attempt]:
         at = cell.at(a)
@@ -109,10 +109,8 @@ def cell_status(cell: Cell, workdir: Path) -> CellStatus:
         log = paths.cell_log_path("query", cell.query_where, cell.query_key, 0)
         return CellStatus(cell, FAILED if _died(workdir / paths.progress_path(log)) else PENDING, "", total)
     at = cell.at(attempt)
-    items = manifest.get("items", [])
-    errors = sum(1 for r in items if r.get("error") is not None)
-    cached = sum(1 for r in items if r.get("cached") and r.get("error") is None)
-    counts = {"total": total, "answered": len(items) - errors, "errors": errors, "cached": cached}
+    errors = manifest.errors
+    counts = {"total": total, "answered": len(manifest.items) - errors, "errors": errors, "cached": manifest.cached}
     if (workdir / at.score_path).is_file():
         return CellStatus(cell, DONE, "scored", **counts)
     score_state = workdir / paths.progress_path(paths.cell_log_path("score", at.score_where, at.score_key, attempt))

@@ -42,6 +42,7 @@ from shredfold.plan import Plan, load_plan
 from shredfold.store import MANIFEST as OBJECT_MANIFEST
 from shredfold.store import CorruptObjectError, Store, sha256_bytes, sha256_file
 from shredfold.tasks.base import Row
+from shredfold.tasks.manifest import ManifestError, read_manifest
 from shredfold.tasks.registry import get as get_task
 
 log = logging.getLogger(__name__)
@@ -256,12 +257,12 @@ def rescore_cells(root: Path, info: dict[str, Any], plan: Plan, report: Report, 
             report.add(rel.INFO, ci.get("name", str(n)), "cell", "a cell of plan.json", "not in the plan")
             continue
         try:
-            manifest = json.loads(read_bounded(root / ci["query"]))
-            answers = rel.answers_of(manifest)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            report.add(ci["query"], "-", "-", "a readable query manifest", str(exc)[:200])
+            manifest = read_manifest(root / ci["query"])
+        except ManifestError as exc:
+            report.add(ci["query"], "-", "-", "a readable query manifest", exc.why[:200])
             continue
         manifests.append(manifest)
+        answers = manifest.answers
         try:
             check_size(table)
             recorded = rel.rows_of_table(table)

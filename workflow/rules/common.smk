@@ -35,7 +35,11 @@ for _notes in _PLANNED.notes.values():  # what the plan left out (skipped design
 # --config reask_corrupt=true: stored answers that fail their manifests are moved aside and
 # asked again (never silently: they may have cost money).
 _REASK = str(config.get("reask_corrupt", "")).lower() in ("1", "true", "yes")
-PLAN = resolve_attempts(_PLANNED, Path.cwd(), reask_corrupt=Store(paths.STORE) if _REASK else None)
+# A cell whose latest manifest cannot be read is queried again too: said on screen.
+PLAN = resolve_attempts(
+    _PLANNED, Path.cwd(), reask_corrupt=Store(paths.STORE) if _REASK else None,
+    note=lambda line: print(f"note: {line}", file=sys.stderr),
+)
 # Not a rule param: Snakemake re-runs jobs whose params change, and the same cell planned
 # from another spec file (say, one that adds a model) must stay done. Keys carry identity.
 PLAN_FILE = write_plan(_PLANNED)

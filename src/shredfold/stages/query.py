@@ -10,15 +10,15 @@ concurrently for HTTP models) is the task's business.
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from shredfold import paths
 from shredfold.models.asker import CachedAsker, replay_only_from_env
 from shredfold.models.base import Model
 from shredfold.plan import Plan
 from shredfold.stages.watch import job_progress, spend_of
-from shredfold.store import Store, atomic_write_json
-from shredfold.tasks.base import Cell, JobContext
+from shredfold.store import Store
+from shredfold.tasks.base import JobContext
+from shredfold.tasks.manifest import QueryManifest, write_manifest
 from shredfold.tasks.registry import get as get_task
 
 log = logging.getLogger(__name__)
@@ -51,30 +51,7 @@ def run_query(
             rows = task.ask(cell, asker, job)
         finally:
             asker.close()
-        errors = sum(r.get("error") is not None for r in rows)
-        cached = sum(bool(r.get("cached")) and r.get("error") is None for r in rows)
-        counts = {
-            "called": len(rows) - errors - cached,
-            "cached": cached,
-            "errors": errors,
-            "requests": asker.called,
-        }
-        write_manifest(out, cell, counts, rows)
-    return counts
-
-
-def write_manifest(out: str, cell: Cell, counts: dict[str, int], rows: list[dict[str, Any]]) -> None:
-    """The cell's record of its items: answer keys, errors, what was cached and called."""
-    atomic_write_json(
-        out,
-        {
-            "cell": cell.name,
-            "task": cell.task,
-            "query_key": cell.query_key,
-            "model": cell.model.id,
-            "identity": cell.identity,
-            **counts,
-            "items": rows,
-        },
-    )
-    log.info("%s: %s", cell.name, counts)
+        manifest = QueryManifest.of(cell, rows, asker.called)
+        write_manifest(out, manifest)
+        log.info("%s: %s", cell.name, manifest.counts)
+    return manifest.counts

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING
 from shredfold import paths
 from shredfold.plan import Plan
 from shredfold.stages.watch import job_progress, workdir_of
-from shredfold.store import Store, atomic_write_bytes, load_json
+from shredfold.store import Store, atomic_write_bytes
 from shredfold.tasks.base import Cell, JobContext, Row
+from shredfold.tasks.manifest import read_manifest
 from shredfold.tasks.registry import get as get_task
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ def write_cell_table(rows: list[Row], row_type: type[Row], out: str) -> None:
 def run_score(plan: Plan, key: str, where: str, query_manifest: str, out: str, store: Store) -> int:
     cell = plan.cell(key, where)
     task = get_task(cell.task)
-    answers = {row["item"]: row for row in load_json(query_manifest)["items"]}
+    answers = read_manifest(query_manifest).answers
     job = JobContext(plan.spec, store, log=log)
     task.build(cell.item_set, job)  # items moved aside as corrupt are made again (else a no-op)
     at = cell.at(paths.attempt_of(out, cell.score_key))

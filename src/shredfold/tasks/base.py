@@ -30,6 +30,7 @@ from shredfold.calls import Request
 from shredfold.progress import current as current_progress
 from shredfold.spec import ModelConfig, ResolvedSpec
 from shredfold.store import Store, content_key
+from shredfold.tasks.manifest import ManifestRow
 
 if TYPE_CHECKING:
     from shredfold.models.asker import CachedAsker
@@ -197,13 +198,15 @@ class Task(Protocol):
 
     def build(self, item_set: ItemSet, job: JobContext) -> dict[str, int]: ...
 
-    def ask(self, cell: Cell, asker: CachedAsker, job: JobContext) -> list[dict[str, Any]]:
-        """One manifest row per item: its answer's key(s), ``error`` (or None), ``cached``."""
+    def ask(self, cell: Cell, asker: CachedAsker, job: JobContext) -> list[ManifestRow]:
+        """One manifest row per item: its answer's key, ``error`` (or None), ``cached``."""
         ...
 
-    def score(self, cell: Cell, answers: Mapping[str, dict[str, Any]], job: JobContext) -> list[Row]: ...
+    def score(self, cell: Cell, answers: Mapping[str, ManifestRow], job: JobContext) -> list[Row]:
+        """A row per item, from the manifest's rows by item key (``QueryManifest.answers``)."""
+        ...
 
-    def response_keys(self, cell: Cell, answers: Mapping[str, dict[str, Any]], store: Store) -> list[str]:
+    def response_keys(self, cell: Cell, answers: Mapping[str, ManifestRow], store: Store) -> list[str]:
         """The stored responses behind a cell's answers (a release carries each envelope)."""
         ...
 

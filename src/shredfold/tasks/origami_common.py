@@ -27,6 +27,7 @@ from shredfold.tasks.base import (
     Stage,
     fill,
 )
+from shredfold.tasks.manifest import ManifestRow
 
 T = TypeVar("T")
 LAYOUT = Layout(
@@ -266,7 +267,7 @@ class OrigamiTask:
             "clip": json.dumps(score_params(spec)["clip"], sort_keys=True),
         }
 
-    def row(self, cell: Cell, item: str, design: Design, q: dict[str, Any], **scores: Any) -> OrigamiRow:
+    def row(self, cell: Cell, item: str, design: Design, q: ManifestRow, **scores: Any) -> OrigamiRow:
         return OrigamiRow(
             item=item,
             design=design.id,
@@ -276,8 +277,8 @@ class OrigamiTask:
             benchmark=self.benchmark,
             task=str(cell.labels["task"]),
             tier=str(cell.labels["tier"]),
-            error=q.get("error"),
-            cached=bool(q.get("cached")),
+            error=q.error,
+            cached=q.cached,
             **scores,
         )
 

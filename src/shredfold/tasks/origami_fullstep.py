@@ -51,6 +51,7 @@ from shredfold.tasks.base import (
     build_each,
     fill,
 )
+from shredfold.tasks.manifest import ManifestRow
 from shredfold.tasks.registry import register
 
 EPISODE_STAGE, EPISODE_VERSION = "origami_episode", 1
@@ -256,8 +257,8 @@ class OrigamiFullstepTask(common.OrigamiTask):
             "(on_invalid: skip): " + "; ".join(named),
         )))  # fmt: skip
 
-    def ask(self, cell: Cell, asker: CachedAsker, job: JobContext) -> list[dict[str, Any]]:
-        rows: list[dict[str, Any]] = []
+    def ask(self, cell: Cell, asker: CachedAsker, job: JobContext) -> list[ManifestRow]:
+        rows: list[ManifestRow] = []
         for ikey in cell.item_set.item_keys:
             if target_dropped(job.store, ikey):
                 continue  # its design did not validate: nothing to fold
@@ -265,18 +266,18 @@ class OrigamiFullstepTask(common.OrigamiTask):
                 rows.append(self._episode(cell, ikey, asker, job))
             except ModelCallError as exc:
                 job.log.warning("%s: item %s failed: %s", cell.name, ikey[:12], exc)
-                rows.append({"item": ikey, "error": str(exc)})
-            current_progress().advance(error=rows[-1]["error"] is not None, cached=bool(rows[-1].get("cached")))
+                rows.append(ManifestRow(item=ikey, error=str(exc)))
+            current_progress().advance(error=rows[-1].failed, cached=rows[-1].cached)
         return rows
 
-    def _episode(self, cell: Cell, target: str, asker: CachedAsker, job: JobContext) -> dict[str, Any]:
+    def _episode(self, cell: Cell, target: str, asker: CachedAsker, job: JobContext) -> ManifestRow:
         import numpy as np
 
         from shredfold.origami_bench.env import EnvConfig, render_folded, run_episode, silhouette
 
         ekey = episode_key(cell, target, job.spec)
         if job.store.has(EPISODE_STAGE, ekey):
-            return {"item": target, "episode": ekey, "error": None, "cached": True}
+            return ManifestRow(item=target, episode=ekey, error=None, cached=True)
         ob = common.origami_spec(job.spec)
         env = EnvConfig(kind=ob.action, step_limit=ob.step_limit, image_size=ob.image_size)
         target_png = job.store.read_bytes(TARGET_STAGE, target, "target.png")
@@ -287,9 +288,9 @@ class OrigamiFullstepTask(common.OrigamiTask):
             (tmp / "episode.json").write_text(json.dumps(episode.record(), indent=1, allow_nan=False))
             (tmp / "final.png").write_bytes(render_folded(episode.final, env.image_size))
             np.save(tmp / "silhouette.npy", silhouette(episode.final, env.image_size))
-        return {"item": target, "episode": ekey, "error": None, "cached": False}
+        return ManifestRow(item=target, episode=ekey, error=None, cached=False)
 
-    def score(self, cell: Cell, answers: Mapping[str, dict[str, Any]], job: JobContext) -> list[Row]:
+    def score(self, cell: Cell, answers: Mapping[str, ManifestRow], job: JobContext) -> list[Row]:
         from shredfold.metrics.clip import load_clip
 
         clip, why = load_clip(common.origami_spec(job.spec).clip)
@@ -299,12 +300,12 @@ class OrigamiFullstepTask(common.OrigamiTask):
         for item in cell.item_set.items:
             if target_dropped(job.store, item.key):
                 continue  # not a target a model was given
-            q = answers.get(item.key, {"error": "not run"})
+            q = answers.get(item.key) or ManifestRow.not_run(item.key)
             rows.append(self.row(cell, item.key, item.design, q, **self._score_episode(item.key, q, job, clip)))
-            current_progress().advance(error=q.get("error") is not None)
+            current_progress().advance(error=q.failed)
         return rows
 
-    def _score_episode(self, ikey: str, q: Mapping[str, Any], job: JobContext, clip: Any) -> dict[str, Any]:
+    def _score_episode(self, ikey: str, q: ManifestRow, job: JobContext, clip: Any) -> dict[str, Any]:
         import io
 
         import numpy as np
@@ -313,9 +314,9 @@ class OrigamiFullstepTask(common.OrigamiTask):
 
         # None, not NaN: an undefined QE or an absent SS is an empty cell, ignored by averages
         out: dict[str, Any] = {"gs": 0.0, "qe": None, "ss": None, "steps": 0, "turns": 0, "invalid": 0}
-        if q.get("error") is not None or not q.get("episode"):
+        if not q.answered or not q.episode:
             return out
-        episode = job.store.object(EPISODE_STAGE, q["episode"])
+        episode = job.store.object(EPISODE_STAGE, q.episode)
         record = json.loads(episode.read_text("episode.json"))
         turns = record["turns"]
         actions = [t for t in turns if t["reason"] != "stop"]
@@ -331,15 +332,15 @@ class OrigamiFullstepTask(common.OrigamiTask):
             target_png = job.store.read_bytes(TARGET_STAGE, ikey, "target.png")
             out["ss"] = round(clip.similarity(episode.read_bytes("final.png"), target_png), 6)
             out["ss_weights"] = clip.label
-        out.update(common.accounting([t["meta"] for t in turns]), response=q["episode"])
+        out.update(common.accounting([t["meta"] for t in turns]), response=q.episode)
         return out
 
-    def response_keys(self, cell: Cell, answers: Mapping[str, dict[str, Any]], store: Any) -> list[str]:
+    def response_keys(self, cell: Cell, answers: Mapping[str, ManifestRow], store: Any) -> list[str]:
         """Every turn's response, read from the episodes (each turn is a cached request)."""
         keys = []
         for q in answers.values():
-            if q.get("episode") and not q.get("error"):
-                record = store.get_json(EPISODE_STAGE, q["episode"], "episode.json")
+            if q.answered and q.episode:
+                record = store.get_json(EPISODE_STAGE, q.episode, "episode.json")
                 keys += [t["meta"]["response"] for t in record["turns"] if t.get("meta", {}).get("response")]
         return keys
 

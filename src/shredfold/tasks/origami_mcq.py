@@ -47,6 +47,7 @@ from shredfold.tasks.base import (
     Table,
     build_each,
 )
+from shredfold.tasks.manifest import ManifestRow
 from shredfold.tasks.registry import register
 
 VARIANTS = ("mcq_assoc", "mcq_causal")
@@ -168,10 +169,10 @@ class OrigamiMcqTask(common.OrigamiTask):
 
         return build_each(item_set.items, MCQ_STAGE, job.store, make)
 
-    def ask(self, cell: Cell, asker: CachedAsker, job: JobContext) -> list[dict[str, Any]]:
+    def ask(self, cell: Cell, asker: CachedAsker, job: JobContext) -> list[ManifestRow]:
         from shredfold.origami_bench.mcq import read_mcq
 
-        rows: list[dict[str, Any]] = []
+        rows: list[ManifestRow] = []
         for ikey in cell.item_set.item_keys:
             item = read_mcq(job.store.object(MCQ_STAGE, ikey))
             if item is None:
@@ -181,24 +182,25 @@ class OrigamiMcqTask(common.OrigamiTask):
                 answer = asker.ask(mcq_request(item.reference, list(item.options), item=ikey, step=item.step))
             except ModelCallError as exc:
                 job.log.warning("%s: item %s failed: %s", cell.name, ikey[:12], exc)
-                rows.append({"item": ikey, "error": str(exc)})
+                rows.append(ManifestRow(item=ikey, error=str(exc)))
                 current_progress().advance(error=True)
                 continue
-            rows.append({"item": ikey, "error": None, **answer.meta})
-            current_progress().advance(cached=bool(answer.meta.get("cached")))
+            rows.append(ManifestRow(item=ikey, error=None, **answer.meta))
+            current_progress().advance(cached=rows[-1].cached)
         return rows
 
-    def score(self, cell: Cell, answers: Mapping[str, dict[str, Any]], job: JobContext) -> list[Row]:
+    def score(self, cell: Cell, answers: Mapping[str, ManifestRow], job: JobContext) -> list[Row]:
         rows: list[Row] = []
         for item in cell.item_set.items:
             meta = job.store.get_json(MCQ_STAGE, item.key, "item.json")
-            current_progress().advance(error=answers.get(item.key, {}).get("error") is not None)
+            listed = answers.get(item.key)
+            current_progress().advance(error=listed is not None and listed.failed)
             if "dropped" in meta:
                 continue  # not an item a model could answer from its pictures
-            q = answers.get(item.key, {"error": "not run"})
+            q = listed or ManifestRow.not_run(item.key)
             out: dict[str, Any] = {"correct": 0.0, "steps": 1, "turns": 1, "invalid": 0}
-            if q.get("error") is None and q.get("response"):
-                response = load_response(job.store, q["response"])
+            if q.answered and q.response:
+                response = load_response(job.store, q.response)
                 marks = mark(response.text, meta["answer"])
                 out.update(correct=marks["correct"], invalid=int(marks["invalid"]))
                 out.update(
@@ -206,13 +208,13 @@ class OrigamiMcqTask(common.OrigamiTask):
                     output_tokens=response.output_tokens,
                     latency_s=response.latency_s,
                     cost_usd=response.cost_usd,
-                    response=q["response"],
+                    response=q.response,
                 )
             rows.append(self.row(cell, item.key, item.design, q, **out))
         return rows
 
-    def response_keys(self, cell: Cell, answers: Mapping[str, dict[str, Any]], store: Any) -> list[str]:
-        return [q["response"] for q in answers.values() if q.get("response") and not q.get("error")]
+    def response_keys(self, cell: Cell, answers: Mapping[str, ManifestRow], store: Any) -> list[str]:
+        return [q.response for q in answers.values() if q.answered and q.response]
 
     def leaderboard(self, item_sets: Sequence[ItemSet]) -> tuple[list[str], list[str]]:
         present = {str(s.labels["task"]) for s in item_sets}

@@ -63,6 +63,7 @@ from shredfold.tasks.base import (
     build_each,
     fill,
 )
+from shredfold.tasks.manifest import ManifestRow
 from shredfold.tasks.registry import register
 
 
@@ -470,7 +471,7 @@ class ShredTask:
 
     # ------------------------------------------------------------ ask
 
-    def ask(self, cell: Cell, asker: CachedAsker, job: JobContext) -> list[dict[str, Any]]:
+    def ask(self, cell: Cell, asker: CachedAsker, job: JobContext) -> list[ManifestRow]:
         items: tuple[ShredItem, ...] = cell.item_set.items
         keys = [asker.key(shred_request(cell, item, job)) for item in items]
         pending = [i for i, rkey in enumerate(keys) if not asker.has(rkey)]
@@ -488,17 +489,13 @@ class ShredTask:
             asker.model()  # built (and checked ready) before the first call
             workers = cell.model.max_concurrency if registry.concurrent(cell.model) else 1
             errors = self._ask_pending(cell, items, keys, pending, asker, job, workers)
-        rows = []
-        for i, item in enumerate(items):
-            row: dict[str, Any] = {"item": item.key, "doc_id": item.doc.doc_id, "response": keys[i]}
-            if i not in pending:
-                row.update(cached=True, error=None)
-            elif i in errors:
-                row.update(cached=False, error=errors[i], response=None)
-            else:
-                row.update(cached=False, error=None)
-            rows.append(row)
-        return rows
+        return [
+            ManifestRow(
+                item=item.key, doc_id=item.doc.doc_id, response=None if i in errors else keys[i],
+                cached=i not in pending, error=errors.get(i),
+            )  # fmt: skip
+            for i, item in enumerate(items)
+        ]
 
     def _ask_pending(
         self,
@@ -537,16 +534,14 @@ class ShredTask:
 
     # ------------------------------------------------------------ score
 
-    def score(self, cell: Cell, answers: Mapping[str, dict[str, Any]], job: JobContext) -> list[Row]:
+    def score(self, cell: Cell, answers: Mapping[str, ManifestRow], job: JobContext) -> list[Row]:
         rows: list[Row] = []
         paper = protocol(job.spec) == "paper"
         for item in cell.item_set.items:
             sample = job.store.object(SAMPLE_STAGE, item.key)
             truth = load_truth(sample)
-            q = answers[item.key]
-            response = None
-            if q.get("response") and not q.get("error"):
-                response = load_response(job.store, q["response"])
+            q = answers.get(item.key) or ManifestRow.not_run(item.key)
+            response = load_response(job.store, q.response) if q.answered and q.response else None
             pred = response.text if response else ""
             text = truth.source if paper else truth.text
             scores = score_text(pred, text, truth.html, item.kind, item.lang, paper)
@@ -581,16 +576,16 @@ class ShredTask:
                     output_tokens=response.output_tokens if response else 0,
                     latency_s=response.latency_s if response else math.nan,
                     cost_usd=response.cost_usd if response else 0.0,
-                    cached=bool(q.get("cached")),
-                    error=q.get("error"),
-                    response=q.get("response"),
+                    cached=q.cached,
+                    error=q.error,
+                    response=q.response,
                 )
             )
-            current_progress().advance(error=q.get("error") is not None)
+            current_progress().advance(error=q.failed)
         return rows
 
-    def response_keys(self, cell: Cell, answers: Mapping[str, dict[str, Any]], store: Any) -> list[str]:
-        return [q["response"] for q in answers.values() if q.get("response") and not q.get("error")]
+    def response_keys(self, cell: Cell, answers: Mapping[str, ManifestRow], store: Any) -> list[str]:
+        return [q.response for q in answers.values() if q.answered and q.response]
 
     def signatures(self, spec: ResolvedSpec, item_sets: Sequence[ItemSet]) -> dict[str, str]:
         from importlib import metadata

@@ -55,6 +55,39 @@ def state(work, cell, stage, **over):
     path.write_text(json.dumps(data))
 
 
+def scored(work, cell):
+    """A cell asked and scored, as a finished job leaves it."""
+    manifest(work, cell)
+    (work / cell.score_path).parent.mkdir(parents=True, exist_ok=True)
+    (work / cell.score_path).write_bytes(b"PAR1")
+
+
+def planned_and_built(tmp_path):
+    """A run's plan written and its item sets built, as Snakemake leaves them."""
+    plan, work = setup(tmp_path)
+    write_plan(plan, work)
+    for s in plan.item_sets.values():
+        atomic_write_json(work / s.path, {"items": s.item_keys})
+    return plan, work
+
+
+def finish_later(work, cell, *, after_s=0.5):
+    """A thread that lets the cell's running job answer, end and be scored while status
+    watches (started; join it)."""
+    import threading
+    import time
+
+    def finish() -> None:
+        time.sleep(after_s)
+        manifest(work, cell)
+        state(work, cell, "query", done=3, state="done")
+        scored(work, cell)
+
+    job = threading.Thread(target=finish)
+    job.start()
+    return job
+
+
 def test_every_state_of_a_cell(tmp_path):
     plan, work = setup(tmp_path)
     done, answered, running, pending, died, retry = plan.cells[:6]
@@ -105,14 +138,9 @@ def test_one_table_by_model_with_spend_against_budget(tmp_path):
 
 
 def test_the_command_reads_the_newest_plan_and_watches_until_done(tmp_path, capsys):
-    plan, work = setup(tmp_path)
-    write_plan(plan, work)
+    plan, work = planned_and_built(tmp_path)
     for c in plan.cells:
-        manifest(work, c)
-        (work / c.score_path).parent.mkdir(parents=True, exist_ok=True)
-        (work / c.score_path).write_bytes(b"PAR1")
-    for s in plan.item_sets.values():
-        atomic_write_json(work / s.path, {"items": s.item_keys})
+        scored(work, c)
     assert main(["status", str(work / "results"), "--watch", "0.1"]) == 0  # done: stops at once
     out = capsys.readouterr().out
     assert "item sets: 3 built" in out and "18/18" in out
@@ -121,29 +149,12 @@ def test_the_command_reads_the_newest_plan_and_watches_until_done(tmp_path, caps
 
 
 def test_watch_prints_the_table_again_until_the_last_cell_is_scored(tmp_path, capsys):
-    import threading
-    import time
-
-    plan, work = setup(tmp_path)
-    write_plan(plan, work)
-    for s in plan.item_sets.values():
-        atomic_write_json(work / s.path, {"items": s.item_keys})
+    plan, work = planned_and_built(tmp_path)
     last, *rest = plan.cells
     for c in rest:
-        manifest(work, c)
-        (work / c.score_path).parent.mkdir(parents=True, exist_ok=True)
-        (work / c.score_path).write_bytes(b"PAR1")
+        scored(work, c)
     state(work, last, "query", done=1)
-
-    def finish() -> None:  # the last job answers, ends and is scored while status watches
-        time.sleep(0.5)
-        manifest(work, last)
-        state(work, last, "query", done=3, state="done")
-        (work / last.score_path).parent.mkdir(parents=True, exist_ok=True)
-        (work / last.score_path).write_bytes(b"PAR1")
-
-    job = threading.Thread(target=finish)
-    job.start()
+    job = finish_later(work, last)
     assert main(["status", str(work / "results"), "--watch", "0.1"]) == 0  # returns once done
     job.join()
     tables = [t for t in capsys.readouterr().out.split("\n\n") if "total" in t]
@@ -152,15 +163,10 @@ def test_watch_prints_the_table_again_until_the_last_cell_is_scored(tmp_path, ca
 
 
 def test_watch_ends_once_a_job_has_died_and_nothing_runs(tmp_path, capsys):
-    plan, work = setup(tmp_path)
-    write_plan(plan, work)
-    for s in plan.item_sets.values():
-        atomic_write_json(work / s.path, {"items": s.item_keys})
+    plan, work = planned_and_built(tmp_path)
     died, *rest = plan.cells
     for c in rest[:3]:
-        manifest(work, c)
-        (work / c.score_path).parent.mkdir(parents=True, exist_ok=True)
-        (work / c.score_path).write_bytes(b"PAR1")
+        scored(work, c)
     state(work, died, "query", done=1, pid=2**22 + 7)  # killed; Snakemake stopped the run
     assert main(["status", str(work / "results"), "--watch", "0.1"]) == 1
     out, err = capsys.readouterr()
@@ -169,30 +175,13 @@ def test_watch_ends_once_a_job_has_died_and_nothing_runs(tmp_path, capsys):
 
 
 def test_watch_keeps_going_while_a_job_runs_beside_a_failed_one(tmp_path, capsys):
-    import threading
-    import time
-
-    plan, work = setup(tmp_path)
-    write_plan(plan, work)
-    for s in plan.item_sets.values():
-        atomic_write_json(work / s.path, {"items": s.item_keys})
+    plan, work = planned_and_built(tmp_path)
     died, running, *rest = plan.cells
     for c in rest:
-        manifest(work, c)
-        (work / c.score_path).parent.mkdir(parents=True, exist_ok=True)
-        (work / c.score_path).write_bytes(b"PAR1")
+        scored(work, c)
     state(work, died, "query", done=1, pid=2**22 + 7)
     state(work, running, "query", done=1)
-
-    def finish() -> None:  # snakemake --keep-going: the other job goes on and is scored
-        time.sleep(0.5)
-        manifest(work, running)
-        state(work, running, "query", done=3, state="done")
-        (work / running.score_path).parent.mkdir(parents=True, exist_ok=True)
-        (work / running.score_path).write_bytes(b"PAR1")
-
-    job = threading.Thread(target=finish)
-    job.start()
+    job = finish_later(work, running)  # snakemake --keep-going: the other job goes on
     assert main(["status", str(work / "results"), "--watch", "0.1"]) == 1
     job.join()
     tables = [t for t in capsys.readouterr().out.split("\n\n") if "total" in t]

@@ -64,6 +64,22 @@ class FoldStep:
 
 @dataclass(frozen=True, eq=False)
 class FoldState:
+    """The folded model: a crease pattern, where its faces land, one valid layer order, the
+    simple folds that made it and the lattice creases snap to.
+
+    What the actions (:func:`crease`, :func:`fold`, :func:`unfold`) take and return, and what
+    OrigamiBench's episodes, MCQ options and targets are made of. Immutable, so the MCQ
+    prefixes and the agents' caches of states by history share states instead of copying
+    them. It is not a ``CreasePattern``, which holds no folded positions and no layer order
+    (a solve that takes seconds on a large design), and not a ``FoldFrame``, which has no
+    place for the steps ``unfold`` undoes.
+
+    The one path to each neighbour: from a pattern :func:`state_from_pattern`
+    (:func:`square_sheet` is the unit square's); to a pattern ``state.pattern``; to a file
+    ``write_fold(state.pattern.to_fold_frame(state.layers.face_orders))`` (a target's
+    ``state.fold``).
+    """
+
     pattern: CreasePattern
     geometry: FoldedGeometry
     layers: LayerResult  # one valid layer order when flat-foldable

@@ -64,8 +64,9 @@ class FoldStep:
 
 @dataclass(frozen=True, eq=False)
 class FoldState:
-    """The folded model: a crease pattern, where its faces land, one valid layer order, the
-    simple folds that made it and the lattice creases snap to.
+    """The folded model: a crease pattern and where its faces land (``geometry``, which holds
+    the pattern: ``pattern`` is ``geometry.pattern``, stored once), one valid layer order,
+    the simple folds that made it and the lattice creases snap to.
 
     What the actions (:func:`crease`, :func:`fold`, :func:`unfold`) take and return, and what
     OrigamiBench's episodes, MCQ options and targets are made of. Immutable, so the MCQ
@@ -80,11 +81,14 @@ class FoldState:
     ``state.fold``).
     """
 
-    pattern: CreasePattern
-    geometry: FoldedGeometry
+    geometry: FoldedGeometry  # holds the crease pattern it folds
     layers: LayerResult  # one valid layer order when flat-foldable
     steps: tuple[FoldStep, ...] = ()
     lattice: int = 8  # boundary reference points: each outline edge divided in this many parts
+
+    @property
+    def pattern(self) -> CreasePattern:
+        return self.geometry.pattern
 
     @property
     def flat_foldable(self) -> bool:
@@ -100,7 +104,6 @@ def square_sheet(size: float = 1.0, lattice: int = 8) -> FoldState:
 
 def state_from_pattern(pattern: CreasePattern, lattice: int = 8) -> FoldState:
     return FoldState(
-        pattern=pattern,
         geometry=fold_geometry(pattern),
         layers=solve_layers(pattern, limit=1),
         lattice=lattice,
@@ -150,7 +153,6 @@ def crease(
     if strict and not layers.satisfiable:
         return Rejection(_reason(layers), layers.detail)
     return FoldState(
-        pattern=new,
         geometry=fold_geometry(new),
         layers=layers,
         steps=state.steps,
@@ -269,7 +271,6 @@ def fold(state: FoldState, start: Point, end: Point, assignment: str) -> FoldSta
     )
     step = FoldStep(tuple(map(float, p)), tuple(map(float, q)), assignment, made, anchor)
     return FoldState(
-        pattern=new,
         geometry=new_geom,
         layers=layers,
         steps=(*state.steps, step),
@@ -341,7 +342,6 @@ def unfold(state: FoldState) -> FoldState | Rejection:
     root = int(shapely.STRtree(pattern.face_polygons).query(anchor, predicate="intersects")[0])
     geom = fold_geometry(pattern, root=root, root_transform=state.geometry.transforms[root])
     return FoldState(
-        pattern=pattern,
         geometry=geom,
         layers=solve_layers(pattern, limit=1),
         steps=state.steps[:-1],

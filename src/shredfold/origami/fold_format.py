@@ -122,8 +122,8 @@ def write_fold(fold: FoldFile | FoldFrame, *, indent: int | None = None) -> str:
 
 
 def fold_object(fold: FoldFile | FoldFrame) -> dict[str, Any]:
-    """The FOLD object (plain JSON values, keys in :func:`write_fold`'s order) of a file or of
-    one frame, which becomes a file by ``shredfold``."""
+    """The FOLD object that :func:`write_fold` serialises: plain JSON values, keys in a fixed
+    order (a lone frame becomes a file whose creator is ``shredfold``)."""
     if isinstance(fold, FoldFrame):
         fold = FoldFile(key_frame=fold, metadata={"file_spec": 1.1, "file_creator": "shredfold"})
     out: dict[str, Any] = {"file_spec": 1.1, **dict(fold.metadata)}

@@ -3,7 +3,7 @@
     nice -n 10 python bench/design_paths.py FOLDER [--count-vertices 400] [--timeout 20]
 
 For every ``.fold`` file: the benchmark's pattern (``design_from_file`` then
-``Design.pattern()``) against the engine's (``CreasePattern.from_fold(read_fold(text))``):
+``Design.pattern()``) against the engine's (``read_pattern(text)``):
 vertices, edges, assignments and snapping distance compared exactly, and on designs of at
 most ``--count-vertices`` vertices the states counted both ways (limit 10,000 per component,
 ``--timeout`` seconds each). Beside them, the conversion the benchmark used before (segments
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from shredfold.origami import CreasePattern, read_fold, solve_layers
+from shredfold.origami import CreasePattern, read_fold, read_pattern, solve_layers
 from shredfold.origami_bench.designs import design_files, design_from_file
 
 
@@ -58,7 +58,7 @@ def main() -> int:
     differ = counted = count_differ = old_differ = old_count_differ = 0
     for path in files:
         text = path.read_text()
-        engine = CreasePattern.from_fold(read_fold(text))
+        engine = read_pattern(text)
         bench = design_from_file(path, "folder").pattern()
         old = old_conversion(text)
         ok, old_ok = same(bench, engine), same(old, engine)

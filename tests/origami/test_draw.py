@@ -16,12 +16,11 @@ import pytest
 from PIL import Image
 
 from shredfold.origami import (
-    CreasePattern,
     draw_crease_pattern,
     draw_folded,
     fold_geometry,
     folded_silhouette,
-    read_fold,
+    read_pattern,
     silhouette_mask,
     solve_layers,
 )
@@ -40,7 +39,7 @@ def _png(img: Image.Image) -> bytes:
 
 
 def _folded(name: str):
-    cp = CreasePattern.from_fold(read_fold(BASES[name][0]))
+    cp = read_pattern(BASES[name][0])
     layers = solve_layers(cp)
     assert layers.satisfiable, layers.detail
     return cp, fold_geometry(cp), layers

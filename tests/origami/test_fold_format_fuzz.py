@@ -47,7 +47,7 @@ fold_fields = st.fixed_dictionaries(
 
 def _build(fold) -> None:
     """What a caller does with a file that parsed: build the crease pattern."""
-    CreasePattern.from_fold(fold)
+    CreasePattern.from_fold(fold.key_frame)
 
 
 def _must_fail_cleanly(call) -> None:

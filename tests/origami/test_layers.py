@@ -14,11 +14,10 @@ from shredfold.origami.constraints import (
     table,
     valid_tuples,
 )
-from shredfold.origami.fold_format import read_fold
 from shredfold.origami.folded import fold_geometry
 from shredfold.origami.layers import solve_layers
 from shredfold.origami.local import check_local
-from shredfold.origami.pattern import CreasePattern
+from shredfold.origami.pattern import CreasePattern, read_pattern
 
 from .bases import BASES
 from .sheet_transforms import transformed
@@ -146,7 +145,7 @@ def test_state_counts_ignore_rotation_mirror_renumbering_and_noise(name, angle, 
         # four unassigned stamps: 16 foldings (see the stamp-folding test above)
         cp = square_with(*[((x, 0), (x, 1), "U") for x in (0.25, 0.5, 0.75)])
     else:
-        cp = CreasePattern.from_fold(read_fold(BASES[name][0]))
+        cp = read_pattern(BASES[name][0])
     expected = solve_layers(cp, limit=None)
     moved = CreasePattern.from_fold(
         transformed(cp.to_fold_frame(), angle=angle, mirror=mirror, seed=seed, noise=noise)

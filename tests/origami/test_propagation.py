@@ -15,9 +15,8 @@ from shredfold.origami.constraints import (
     build_problem,
     table,
 )
-from shredfold.origami.fold_format import read_fold
 from shredfold.origami.folded import fold_geometry
-from shredfold.origami.pattern import CreasePattern
+from shredfold.origami.pattern import read_pattern
 from shredfold.origami.propagation import propagate
 from shredfold.origami.states import Timeout
 
@@ -98,7 +97,7 @@ def test_a_propagation_cut_into_pieces_ends_where_one_run_does(monkeypatch, shar
     path = shared_dir / "flat-folder" / "instagram" / "073_komatsu_Squirrel.fold"
     if not path.is_file():
         pytest.skip(f"shared design not found: {path}")
-    geometry = fold_geometry(CreasePattern.from_fold(read_fold(path.read_text())))
+    geometry = fold_geometry(read_pattern(path.read_text()))
     problem = build_problem(geometry, build_cells(geometry))
     whole = problem.initial.copy()
     assert propagate(problem, whole, np.flatnonzero(whole), None) is None

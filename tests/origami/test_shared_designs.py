@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shredfold.origami import CreasePattern, check_local, read_fold, solve_layers
+from shredfold.origami import CreasePattern, check_local, read_fold, read_pattern, solve_layers
 
 from .sheet_transforms import transformed
 
@@ -45,7 +45,7 @@ def _reference(folder: Path) -> dict[str, dict[str, str]]:
 
 
 def _load(path: Path) -> CreasePattern:
-    return CreasePattern.from_fold(read_fold(path.read_text()))
+    return read_pattern(path.read_text())
 
 
 QUICK = [

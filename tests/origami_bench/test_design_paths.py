@@ -1,6 +1,6 @@
 """One pattern, whatever the path: a design as the benchmark reads it (``design_from_file``,
 then ``Design.pattern()``, as targets, validation and crease orders use it) is the crease
-pattern the engine reads from the file (``CreasePattern.from_fold(read_fold(text))``, as the
+pattern the engine reads from the file (``read_pattern(text)``, as the
 solver's benchmarks do) — the same vertices, edges and assignments, so the same states.
 
 Over the 200 shared designs here; ``bench/design_paths.py`` runs the same check on all 366.
@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shredfold.origami import CreasePattern, read_fold, read_pattern, solve_layers
+from shredfold.origami import CreasePattern, read_pattern, solve_layers
 from shredfold.origami_bench.designs import design_from_file, folder_designs
 
 # designs small enough to count every state twice in a few seconds
@@ -41,7 +41,7 @@ def test_every_shared_design_is_the_engines_pattern_of_its_file(shared_dir: Path
     for design in designs:
         assert design.origin is not None
         path = Path(design.origin.path)
-        engine = CreasePattern.from_fold(read_fold(path.read_text()))
+        engine = read_pattern(path.read_text())
         bench = design.pattern()
         assert same(bench, engine), path.name
         if len(engine.vertices) <= CHEAP_VERTICES:
@@ -67,7 +67,7 @@ def test_a_sheet_off_the_unit_square_is_fitted_and_one_on_it_is_left_as_written(
         for scale, dx, dy in ((1, 0, 0), (400, 0, 0), (1, 0.25, 0.5))
     )
     on_unit = read_pattern(square, fit=True)
-    assert same(on_unit, CreasePattern.from_fold(read_fold(square)))
+    assert same(on_unit, read_pattern(square))
     for text in (big, moved):
         fitted = read_pattern(text, fit=True)
         assert np.allclose(np.sort(fitted.vertices, axis=0), np.sort(on_unit.vertices, axis=0))

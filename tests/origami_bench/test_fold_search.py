@@ -13,9 +13,9 @@ from shredfold.models.builtin.origami_agents import OrigamiSearch
 from shredfold.origami import folded_silhouette, square_sheet
 from shredfold.origami_bench import fold_search as fs
 from shredfold.origami_bench import outlines as ol
-from shredfold.origami_bench.design import SimpleFold
+from shredfold.origami_bench.design import SimpleFold, replay
 from shredfold.origami_bench.env import EnvConfig, gs, render_folded, run_episode, silhouette
-from shredfold.origami_bench.procedural import random_sequence, replay
+from shredfold.origami_bench.procedural import random_sequence
 from shredfold.origami_bench.target_picture import read_target
 from shredfold.spec import ModelConfig
 from shredfold.store import Store

@@ -11,6 +11,7 @@ import pytest
 
 from shredfold.origami import fold
 from shredfold.origami_bench.crease_order import OrderBook
+from shredfold.origami_bench.design import replay
 from shredfold.origami_bench.designs import builtin_designs
 from shredfold.origami_bench.env import render_folded
 from shredfold.origami_bench.items import McqSpec
@@ -26,7 +27,6 @@ from shredfold.origami_bench.mcq import (
     write_mcq,
 )
 from shredfold.origami_bench.picker import Picture, decode, fold_fit
-from shredfold.origami_bench.procedural import replay
 from shredfold.store import content_key
 
 SIZE = 256

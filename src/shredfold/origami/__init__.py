@@ -3,6 +3,17 @@
 A pure library: values in, values out; it imports nothing of the harness (a test holds it
 to that). The benchmark built on it lives in :mod:`shredfold.origami_bench`.
 
+Its data: where Flat-Folder and Rabbit Ear keep one FOLD object and add fields to it as they
+compute them, this engine keeps one immutable value per stage of that computation, each
+with one way to the next: a file as written (``FoldFile`` / ``FoldFrame``) -> the arranged
+sheet (``CreasePattern``: ``read_pattern`` from text, ``CreasePattern.from_fold`` from a
+frame) -> the folded, layered model (``FoldState``: ``state_from_pattern``), and back to a
+file by ``CreasePattern.to_fold_frame`` and ``write_fold``. Each stage costs (arranging:
+up to a second; ordering layers: seconds) and its result is shared by states, caches and
+episodes, which one object that grows would not allow. OrigamiBench's ``Design`` names a
+pattern (a file's SHA-256 or a fold sequence) without holding one. Each type's docstring
+says why it is not one of the others.
+
 The names below load their module on first use, so that ``ENGINE_VERSION`` (which enters
 content keys at plan time) costs no geometry import.
 """

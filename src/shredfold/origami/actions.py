@@ -64,11 +64,31 @@ class FoldStep:
 
 @dataclass(frozen=True, eq=False)
 class FoldState:
-    pattern: CreasePattern
-    geometry: FoldedGeometry
+    """The folded model: a crease pattern and where its faces land (``geometry``, which holds
+    the pattern: ``pattern`` is ``geometry.pattern``, stored once), one valid layer order,
+    the simple folds that made it and the lattice creases snap to.
+
+    What the actions (:func:`crease`, :func:`fold`, :func:`unfold`) take and return, and what
+    OrigamiBench's episodes, MCQ options and targets are made of. Immutable, so the MCQ
+    prefixes and the agents' caches of states by history share states instead of copying
+    them. It is not a ``CreasePattern``, which holds no folded positions and no layer order
+    (a solve that takes seconds on a large design), and not a ``FoldFrame``, which has no
+    place for the steps ``unfold`` undoes.
+
+    The one path to each neighbour: from a pattern :func:`state_from_pattern`
+    (:func:`square_sheet` is the unit square's); to a pattern ``state.pattern``; to a file
+    ``write_fold(state.pattern.to_fold_frame(state.layers.face_orders))`` (a target's
+    ``state.fold``).
+    """
+
+    geometry: FoldedGeometry  # holds the crease pattern it folds
     layers: LayerResult  # one valid layer order when flat-foldable
     steps: tuple[FoldStep, ...] = ()
     lattice: int = 8  # boundary reference points: each outline edge divided in this many parts
+
+    @property
+    def pattern(self) -> CreasePattern:
+        return self.geometry.pattern
 
     @property
     def flat_foldable(self) -> bool:
@@ -84,7 +104,6 @@ def square_sheet(size: float = 1.0, lattice: int = 8) -> FoldState:
 
 def state_from_pattern(pattern: CreasePattern, lattice: int = 8) -> FoldState:
     return FoldState(
-        pattern=pattern,
         geometry=fold_geometry(pattern),
         layers=solve_layers(pattern, limit=1),
         lattice=lattice,
@@ -134,7 +153,6 @@ def crease(
     if strict and not layers.satisfiable:
         return Rejection(_reason(layers), layers.detail)
     return FoldState(
-        pattern=new,
         geometry=fold_geometry(new),
         layers=layers,
         steps=state.steps,
@@ -253,7 +271,6 @@ def fold(state: FoldState, start: Point, end: Point, assignment: str) -> FoldSta
     )
     step = FoldStep(tuple(map(float, p)), tuple(map(float, q)), assignment, made, anchor)
     return FoldState(
-        pattern=new,
         geometry=new_geom,
         layers=layers,
         steps=(*state.steps, step),
@@ -325,7 +342,6 @@ def unfold(state: FoldState) -> FoldState | Rejection:
     root = int(shapely.STRtree(pattern.face_polygons).query(anchor, predicate="intersects")[0])
     geom = fold_geometry(pattern, root=root, root_transform=state.geometry.transforms[root])
     return FoldState(
-        pattern=pattern,
         geometry=geom,
         layers=solve_layers(pattern, limit=1),
         steps=state.steps[:-1],

@@ -47,7 +47,23 @@ class FoldFormatError(ValueError):
 
 @dataclass(frozen=True)
 class FoldFrame:
-    """One frame of a FOLD file: geometry plus the frame's own metadata (``frame_*`` keys)."""
+    """One frame of a FOLD file as written: geometry plus the frame's own metadata
+    (``frame_*`` keys).
+
+    The exchange format and nothing more: plain Python tuples, nothing derived or repaired
+    (edges may cross, faces may be missing or wrong). It is not a ``CreasePattern`` because
+    the engine works on the arrangement (crossings split, faces traced, outline found, a
+    snapping distance) that only re-arranging the edges gives, so a file's
+    ``faces_vertices`` and ``faceOrders`` are written out but never read back; and not a
+    ``FoldState``, because a file has no place for the steps that made a state (which
+    ``unfold`` undoes) or the lattice its creases snap to, and the engine solves folded
+    positions and layer orders itself rather than trust a file's.
+
+    One way each direction: a frame becomes a pattern by ``CreasePattern.from_fold`` (a
+    file's text by ``read_pattern``); a pattern becomes a frame by
+    ``CreasePattern.to_fold_frame``, a state by
+    ``state.pattern.to_fold_frame(state.layers.face_orders)``; text by :func:`write_fold`.
+    """
 
     vertices_coords: tuple[tuple[float, float], ...]
     edges_vertices: tuple[tuple[int, int], ...]
@@ -59,7 +75,10 @@ class FoldFrame:
 
 @dataclass(frozen=True)
 class FoldFile:
-    """A FOLD file: its key frame, any further ``file_frames`` and the ``file_*`` metadata."""
+    """A FOLD file: its key frame, any further ``file_frames`` and the ``file_*`` metadata.
+
+    What :func:`read_fold` returns and :func:`write_fold` takes; the engine reads only the key
+    frame (:class:`FoldFrame` says why it is a type of its own)."""
 
     key_frame: FoldFrame
     frames: tuple[FoldFrame, ...] = ()
@@ -99,13 +118,19 @@ def read_fold(text: str) -> FoldFile:
 
 def write_fold(fold: FoldFile | FoldFrame, *, indent: int | None = None) -> str:
     """Serialise to FOLD JSON (deterministic: keys in a fixed order)."""
+    return json.dumps(fold_object(fold), indent=indent, allow_nan=False)
+
+
+def fold_object(fold: FoldFile | FoldFrame) -> dict[str, Any]:
+    """The FOLD object that :func:`write_fold` serialises: plain JSON values, keys in a fixed
+    order (a lone frame becomes a file whose creator is ``shredfold``)."""
     if isinstance(fold, FoldFrame):
         fold = FoldFile(key_frame=fold, metadata={"file_spec": 1.1, "file_creator": "shredfold"})
     out: dict[str, Any] = {"file_spec": 1.1, **dict(fold.metadata)}
     out.update(_frame_dict(fold.key_frame))
     if fold.frames:
         out["file_frames"] = [_frame_dict(f) for f in fold.frames]
-    return json.dumps(out, indent=indent, allow_nan=False)
+    return out
 
 
 def _frame_dict(frame: FoldFrame) -> dict[str, Any]:

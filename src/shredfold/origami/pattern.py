@@ -11,7 +11,7 @@ import numpy as np
 import shapely
 
 from .arrangement import arrange, trace_faces
-from .fold_format import FoldFile, FoldFormatError, FoldFrame, frame_from_arrays, read_cp, read_fold
+from .fold_format import FoldFormatError, FoldFrame, frame_from_arrays, read_cp, read_fold
 from .proximity import smallest_gap
 
 # Merge priority when several input segments become one edge: the sheet's outline wins,
@@ -37,10 +37,23 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class CreasePattern:
-    """An immutable crease pattern.
+    """An immutable crease pattern: the planar arrangement of a sheet and its creases.
 
     ``faces[f]`` lists vertex ids counter-clockwise; ``edges_faces[e]`` is
     ``(left, right)`` of the edge directed ``edges[e, 0] -> edges[e, 1]``, -1 outside the sheet.
+
+    Vertices merged within ``eps``, crossings split, faces traced, the outline marked ``B``,
+    all in read-only numpy arrays: what every engine function takes. Built once (arranging
+    one of Flat-Folder's largest takes a second) and shared by reference between states,
+    caches and their derived views, so it never changes. It is not a ``FoldFrame``, which is
+    a file's edges as written, unarranged; nor a ``FoldState``, which adds where the faces
+    land and one layer order, a solve that can take seconds.
+
+    The one path to each neighbour: from a file's text :func:`read_pattern` (the solver's
+    benchmarks and OrigamiBench's designs alike); from a frame :meth:`from_fold`; from
+    segments :meth:`from_segments` (the actions, the built-in set); to a frame
+    :meth:`to_fold_frame`; to a state ``state_from_pattern``; back from a state
+    ``state.pattern``.
     """
 
     vertices: np.ndarray  # (V, 2)
@@ -87,9 +100,9 @@ class CreasePattern:
         return cls._from_graph(arr.points, arr.edges, edge_assign, eps)
 
     @classmethod
-    def from_fold(cls, fold: FoldFile | FoldFrame, *, eps: float | None = None) -> CreasePattern:
-        """Build from a FOLD frame; the edge soup is re-arranged, so crossings are repaired."""
-        frame = fold.key_frame if isinstance(fold, FoldFile) else fold
+    def from_fold(cls, frame: FoldFrame, *, eps: float | None = None) -> CreasePattern:
+        """Build from a FOLD frame; the edge soup is re-arranged, so crossings are repaired.
+        (From a file's text, :func:`read_pattern`.)"""
         v = np.asarray(frame.vertices_coords, dtype=float).reshape(-1, 2)
         e = np.asarray(frame.edges_vertices, dtype=np.int64).reshape(-1, 2)
         return cls.from_segments(np.take(v, e, axis=0), frame.edges_assignment, eps=eps, seed_points=v)

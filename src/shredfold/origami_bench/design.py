@@ -131,6 +131,21 @@ class DesignFile(BaseModel):
 
 
 class Design(BaseModel):
+    """One design of the benchmark: its key, where it comes from, its category, counts and
+    tier; no geometry.
+
+    The benchmark's value, not the engine's: plans and their items hold designs, plan files
+    record them, keys are made of their keys, and planning Flat-Folder's 366 must not
+    arrange 366 patterns. So it is a pydantic model that names its pattern (the file's
+    SHA-256, or the fold sequence) without holding it. It is not a ``CreasePattern`` (read
+    on demand), not a ``FoldFrame`` (it keeps the file's hash, not its contents) and not a
+    ``FoldState`` (targets are solved once in their own stage).
+
+    The one path to the engine's values: :meth:`pattern` for the crease pattern (the file
+    read by ``read_pattern``, or the sequence replayed); :func:`replay` of :meth:`steps`
+    for the states of a sequence; ``targets.target_state`` for the folded target.
+    """
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str

@@ -30,6 +30,7 @@ from shredfold.origami_bench.design import (
     SimpleFold,
     builtin_folder,
     file_design_key,
+    replay,
     sequence_design_key,
 )
 from shredfold.origami_bench.flat_folder import Match
@@ -220,7 +221,7 @@ def procedural_designs(src: DesignSources, seed: int) -> list[Design]:
 
 def procedural_design(i: int, src: DesignSources, seed: int) -> Design:
     """The ``i``-th procedural design of a spec with seed ``seed`` (``procedural/{i:03d}``)."""
-    from shredfold.origami_bench.procedural import random_sequence, replay
+    from shredfold.origami_bench.procedural import random_sequence
 
     item_key = content_key("origami_procedural_design", PROCEDURAL_VERSION, {"seed": seed, "index": i})
     rng = np.random.default_rng(int(item_key[:16], 16))
@@ -291,8 +292,7 @@ BUILTIN_PATTERNS: dict[str, list[tuple[tuple[float, float], tuple[float, float],
 
 def author_builtin(folder: Path) -> list[Path]:
     """Write the built-in FOLD files (run by hand when the sources above change)."""
-    from shredfold.origami import CreasePattern, state_from_pattern, write_fold
-    from shredfold.origami_bench.procedural import replay
+    from shredfold.origami import CreasePattern, state_from_pattern
 
     written = []
     border = [((0, 0), (1, 0)), ((1, 0), (1, 1)), ((1, 1), (0, 1)), ((0, 1), (0, 0))]
@@ -300,20 +300,21 @@ def author_builtin(folder: Path) -> list[Path]:
         seq = [SimpleFold(p, q, a) for p, q, a in raw]
         pattern = replay(seq)[-1].pattern
         meta = {SEQUENCE_KEY: [s.as_action() for s in seq]}
-        written.append(_write(folder, name, pattern, meta, write_fold))
+        written.append(_write(folder, name, pattern, meta))
     for name, creases in BUILTIN_PATTERNS.items():
         segs = [*(s for s in border), *((p, q) for p, q, _ in creases)]
         pattern = CreasePattern.from_segments(np.asarray(segs, float), ["B"] * 4 + [a for *_, a in creases])
         if not state_from_pattern(pattern).flat_foldable:
             raise ValueError(f"built-in pattern {name} does not fold flat")
-        written.append(_write(folder, name, pattern, {}, write_fold))
+        written.append(_write(folder, name, pattern, {}))
     return written
 
 
-def _write(folder: Path, name: str, pattern: CreasePattern, extra: dict[str, Any], write_fold: Any) -> Path:
-    frame = pattern.to_fold_frame()
-    text = json.loads(write_fold(frame))
-    text.update({"file_title": name, "file_creator": "shredfold", CATEGORY_KEY: "geometry", **extra})
+def _write(folder: Path, name: str, pattern: CreasePattern, extra: dict[str, Any]) -> Path:
+    from shredfold.origami.fold_format import fold_object
+
+    fold = fold_object(pattern.to_fold_frame())
+    fold.update({"file_title": name, "file_creator": "shredfold", CATEGORY_KEY: "geometry", **extra})
     path = folder / f"{name}.fold"
-    path.write_text(json.dumps(text, indent=1) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(fold, indent=1) + "\n", encoding="utf-8")
     return path

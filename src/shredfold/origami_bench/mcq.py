@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from shredfold.origami import ENGINE_VERSION, affine
-from shredfold.origami_bench.design import TIERS, Design, SimpleFold
+from shredfold.origami_bench.design import TIERS, Design, SimpleFold, replay
 from shredfold.origami_bench.items import MCQ_STAGE, MCQ_VERSION, McqSpec, Variant
 from shredfold.prompts.origami import LETTERS
 from shredfold.store import Readable, content_key, readable
@@ -135,8 +135,6 @@ class StateCache:
         return found.steps
 
     def prefixes(self, design: Design) -> list[FoldState]:
-        from shredfold.origami_bench.procedural import replay
-
         if design.key not in self._states:
             steps = self.crease_steps(design)
             if steps is not None:

@@ -12,7 +12,6 @@ import shapely
 
 from shredfold.origami import FoldState, fold, folded_silhouette, square_sheet
 from shredfold.origami_bench.design import SimpleFold
-from shredfold.origami_bench.design import replay as replay  # noqa: I001 - defined beside SimpleFold, used from here too
 
 # A fold must change the outline by at least this share of the sheet and leave at least
 # the second share, so that every step is visible in a 256-pixel picture.

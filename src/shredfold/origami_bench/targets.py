@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shredfold.origami import ENGINE_VERSION
-from shredfold.origami_bench.design import Design
+from shredfold.origami_bench.design import Design, replay
 from shredfold.store import content_key
 
 if TYPE_CHECKING:
@@ -33,7 +33,6 @@ def target_state(design: Design) -> FoldState:
     with its outline centred on the sheet's centre (GS ignores where a model lies; the
     picture, over a fixed frame, must hold all of it)."""
     from shredfold.origami import state_from_pattern
-    from shredfold.origami_bench.procedural import replay
 
     steps = design.steps()
     if steps is not None:

@@ -20,7 +20,11 @@ The designs are read from a fetched folder (``shredfold designs fetch``; default
 With ``--interleave`` the players solve each target themselves just before playing it (the
 same bounds: ``--solve-cpu`` by ITIMER_PROF, memory by the player's cap), so no process is
 started per design (about 15 s of wall time each on a shared 2-core machine) and a run
-stopped early has the GS of every design it reached.
+stopped early has the GS of every design it reached. A player holds more than a fresh
+process (the agent, its outline library), so give it more room than ``--solve-memory``:
+under the 4 GB default, six designs the fresh solver process solves (057 Dragon HP, 066
+Rattlesnake HP, 100 Ryujin 2-1, 111 Wizard, 112 Cicada v1, and 037 Shrimp v2, which fails
+either way) failed with MemoryError in a player; measured with ``--play-memory 8``.
 
 The step limit defaults to 20, the paper spec's (``specs/paper.yaml``); the OrigamiBench
 paper's own limit was not found in the text available here.

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-if TYPE_CHECKING:  # spec.py validates base_url with this module: no import cycle at run time
+if TYPE_CHECKING:  # shredfold.spec.model validates base_url with this module: no import cycle at run time
     from shredfold.spec import ModelConfig
 
 DEFAULT_PORTS = {"http": 80, "https": 443}

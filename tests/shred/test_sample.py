@@ -49,13 +49,14 @@ def test_same_inputs_give_byte_identical_files(tmp_path, news_en, small, synth) 
     ha = _hashes(a)
     assert ha == _hashes(b)
     assert {
-        "composite.jpg", "truth.txt", "source.txt", "sample.json", "hidden.json",
+        "composite.jpg", "truth.txt", "source.txt", "sample.json", "hidden.json", "layout.json",
         *(f"pieces/{k:02d}.png" for k in range(6)),
     } == set(ha)  # fmt: skip
     c = _make(tmp_path, "c", news_en, 6, small, synth, seed=1)
     hc = _hashes(c)
     assert ha["composite.jpg"] != hc["composite.jpg"] and ha["pieces/00.png"] != hc["pieces/00.png"]
     assert ha["truth.txt"] == hc["truth.txt"]
+    assert ha["layout.json"] == hc["layout.json"]  # the page, not its cut, places the characters
 
 
 def test_images_have_their_formats_and_no_metadata(tmp_path, news_en, small, synth) -> None:

@@ -63,9 +63,12 @@ def test_the_papers_protocol_scores_the_fenced_markdown_against_the_source():
 
 
 def test_diagnostics_of_a_real_sample_see_a_perfect_and_an_empty_answer(tmp_path):
+    import numpy as np
+
     from shredfold.corpus.document import Document
+    from shredfold.shred.glyphs import PageGlyphs, page_glyphs
     from shredfold.shred.sample import make_sample
-    from shredfold.shred.sample_folder import load_hidden
+    from shredfold.shred.sample_folder import load_hidden, load_layout
     from shredfold.shred.sample_key import sample_key
     from shredfold.spec import RenderSettings, SynthesisSettings
     from shredfold.tasks.shred import ShredItem, diagnose_answer
@@ -74,13 +77,18 @@ def test_diagnostics_of_a_real_sample_see_a_perfect_and_an_empty_answer(tmp_path
     render, synth = RenderSettings(width=500, prose_font_size=20), SynthesisSettings()
     make_sample(doc, 3, render, synth, 0, tmp_path)
     item = ShredItem(key=sample_key(doc, 3, render, synth, 0), doc=doc, n=3, render=render, synthesis=synth, seed=0)
-    hidden = load_hidden(tmp_path)
+    hidden, layout = load_hidden(tmp_path), load_layout(tmp_path)
     truth = (tmp_path / "truth.txt").read_text()
+    # the layout stored with the sample is the one its page was drawn and cut with
+    stored, drawn = PageGlyphs.from_json(layout), page_glyphs(doc, render)
+    assert stored.chars == drawn.chars and len(stored.chars) > 40
+    assert np.array_equal(stored.boxes, drawn.boxes) and np.array_equal(stored.words, drawn.words)
+    assert (stored.width, stored.height) == (hidden["page"]["width"], hidden["page"]["height"])
 
-    perfect = diagnose_answer(truth, item, hidden)
+    perfect = diagnose_answer(truth, item, hidden, layout)
     assert perfect["omission"] == 0.0 and perfect["hallucination"] == 0.0 and perfect["order_tau"] == 1.0
     assert perfect["cut_words"] >= 1 and perfect["cut_word_recovery"] == 1.0
-    empty = diagnose_answer("", item, hidden)
+    empty = diagnose_answer("", item, hidden, layout)
     assert empty["omission"] == 1.0 and empty["hallucination"] is None
     import json
 

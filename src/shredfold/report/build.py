@@ -246,8 +246,14 @@ def samples(inp: Inputs) -> list[dict[str, Any]]:
     from shredfold.models.envelope import load_response
     from shredfold.prompts.shred import parse_answer
     from shredfold.shred.diagnostics import diagnose
-    from shredfold.shred.glyphs import page_glyphs, skeleton
-    from shredfold.shred.sample_folder import SAMPLE_STAGE, load_hidden, load_public, load_truth
+    from shredfold.shred.glyphs import PageGlyphs, skeleton
+    from shredfold.shred.sample_folder import (
+        SAMPLE_STAGE,
+        load_hidden,
+        load_layout,
+        load_public,
+        load_truth,
+    )
 
     chosen: dict[str, Any] = {}
     for s in inp.plan.sets_of("shred"):
@@ -267,7 +273,8 @@ def samples(inp: Inputs) -> list[dict[str, Any]]:
         obj = inp.store.object(SAMPLE_STAGE, item.key)
         public, truth, hidden = load_public(obj), load_truth(obj), load_hidden(obj)
         # An outside sample has no layout or polygons: its answers are shown unmarked.
-        glyphs = page_glyphs(item.doc, item.render) if item.outside is None else None
+        layout = load_layout(obj) if item.outside is None else None
+        glyphs = PageGlyphs.from_json(layout) if layout is not None else None
         models = []
         for model, response, error in by_item.get(item.key, []):
             text = load_response(inp.store, response).text if response and not error else ""

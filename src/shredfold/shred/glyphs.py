@@ -1,9 +1,10 @@
 """Where every character of a page is drawn: a box per non-space character, in reading order.
 
-Derived from what a sample already records (its document and render settings, in the plan)
-by running the renderer's own layout (:func:`shredfold.shred.render.page_runs`) with the
-same pinned fonts: no texture is made and nothing is drawn, and samples need not store
-anything new (their version and keys are unchanged). A character's box spans its advance
+Made once, when the sample is built, from the renderer's own layout
+(:func:`shredfold.shred.render.page_runs`, the same pinned fonts; no texture is made and
+nothing is drawn) and stored with the sample (``layout.json``, part of its bytes and key):
+scoring and the report read it back (:meth:`PageGlyphs.from_json`) rather than lay the page
+out again, so they cannot disagree with the page the scraps were cut from. A character's box spans its advance
 (the run's own character edges where it gives them, as a shaped or justified line does;
 else Pillow's ``getlength`` of the line up to and including it, so kerning is counted) and
 the font's ascent and descent around the baseline.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -41,6 +43,24 @@ class PageGlyphs:
     words: np.ndarray  # (n,) int64
     width: int
     height: int
+
+    def to_json(self) -> dict[str, object]:
+        # Python's float repr round-trips, so the boxes read back are the boxes drawn.
+        return {
+            "chars": self.chars, "boxes": self.boxes.tolist(), "lines": self.lines.tolist(),
+            "words": self.words.tolist(), "width": self.width, "height": self.height,
+        }  # fmt: skip
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PageGlyphs:
+        return cls(
+            chars=str(data["chars"]),
+            boxes=np.asarray(data["boxes"], dtype=np.float64).reshape(-1, 4),
+            lines=np.asarray(data["lines"], dtype=np.int64),
+            words=np.asarray(data["words"], dtype=np.int64),
+            width=int(data["width"]),
+            height=int(data["height"]),
+        )
 
 
 def _word_char(ch: str) -> bool:

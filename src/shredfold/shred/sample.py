@@ -22,11 +22,12 @@ from shredfold.shred.formats import (
     encode_many,
     piece_png,
 )
-from shredfold.shred.glyphs import page_glyphs
+from shredfold.shred.glyphs import PageGlyphs, page_glyphs
 from shredfold.shred.modes import PAPER_SCENE
 from shredfold.shred.pieces import Piece, cut_pieces
 from shredfold.shred.render import Page, render_page
 from shredfold.shred.sample_folder import (
+    LAYOUT_FILE,
     SAMPLE_STAGE,
     PublicSample,
     Truth,
@@ -84,6 +85,7 @@ class Built:
     order: list[int]  # presented position k shows piece order[k]
     table: TableTop
     synthesizer: Synthesizer
+    glyphs: PageGlyphs  # where each character is drawn (stored as layout.json)
 
 
 class _Clock:
@@ -122,7 +124,8 @@ def build_sample(
     clock.lap("render")
     # The authors' scene comes with their cutter's seeds (modes.PAPER_SCENE: uniform).
     spread = not (synth.mode == "blender" and synth.blender.paper_scene and PAPER_SCENE["cut_seeds"] == "uniform")
-    polygons = cut_holding_text(width, height, n, rng["cut"], synth.jagged, page_glyphs(doc, render).boxes, spread)
+    glyphs = page_glyphs(doc, render)
+    polygons = cut_holding_text(width, height, n, rng["cut"], synth.jagged, glyphs.boxes, spread)
     clock.lap("cut")
     pieces = cut_pieces(pixels, polygons, rng["pose"], synth.max_rotation)
     clock.lap("pieces")
@@ -131,7 +134,7 @@ def build_sample(
     order = [int(i) for i in rng["order"].permutation(n)]
     table = synthesizer.table_top([scraps[i] for i in order], rng["table"], synth)
     clock.lap("composite")
-    return Built(key, doc, page, polygons, pieces, scraps, order, table, synthesizer)
+    return Built(key, doc, page, polygons, pieces, scraps, order, table, synthesizer, glyphs)
 
 
 def write_sample(built: Built, out_dir: Path, timings: dict[str, float] | None = None) -> None:
@@ -199,6 +202,7 @@ def write_sample(built: Built, out_dir: Path, timings: dict[str, float] | None =
     }
     # One line: a jagged cut has thousands of vertices, and indented they were 40% of the bytes.
     (out_dir / "hidden.json").write_text(_json(hidden, compact=True), encoding="utf-8")
+    (out_dir / LAYOUT_FILE).write_text(_json(built.glyphs.to_json(), compact=True), encoding="utf-8")
     clock.lap("write")
 
 

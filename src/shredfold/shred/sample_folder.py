@@ -9,6 +9,8 @@ Layout of a sample (see :mod:`.sample` for how it is made)::
     source.txt        the document as written (Markdown, code, HTML): the paper protocol's truth
     sample.json       public facts: n, domain, kind, lang, page size, piece files
     hidden.json       doc id, polygons, and per presented piece its pose and placement
+    layout.json       where each character of the page is drawn (.glyphs.PageGlyphs), for
+                      the failure diagnostics; absent in an outside sample
 
 Readers take a stored object (``store.object(SAMPLE_STAGE, key)``: every file is checked
 against the object's manifest) or a plain folder (a sample written outside the store, in
@@ -26,7 +28,7 @@ from shredfold.shred.formats import COMPOSITE_FILE, piece_names
 from shredfold.shred.sample_key import SAMPLE_STAGE
 from shredfold.store import Readable, readable
 
-__all__ = ["COMPOSITE_FILE", "SAMPLE_STAGE", "PublicSample", "Truth", "load_hidden", "load_public", "load_truth", "piece_names"]
+__all__ = ["COMPOSITE_FILE", "SAMPLE_STAGE", "PublicSample", "Truth", "load_hidden", "load_layout", "load_public", "load_truth", "piece_names"]
 
 
 @dataclass(frozen=True)
@@ -66,3 +68,13 @@ def load_truth(src: Readable | str | os.PathLike[str]) -> Truth:
 
 def load_hidden(src: Readable | str | os.PathLike[str]) -> dict[str, Any]:
     return json.loads(readable(src).read_text("hidden.json"))
+
+
+LAYOUT_FILE = "layout.json"
+
+
+def load_layout(src: Readable | str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The page's layout as stored (:meth:`~shredfold.shred.glyphs.PageGlyphs.from_json` reads
+    it), or None for a sample that has none (an outside sample: no page was laid out)."""
+    s = readable(src)
+    return json.loads(s.read_text(LAYOUT_FILE)) if s.has(LAYOUT_FILE) else None

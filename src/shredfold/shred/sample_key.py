@@ -19,8 +19,8 @@ from shredfold.store import content_key
 from shredfold.versions import version
 
 SAMPLE_STAGE = "sample"
-# 6: no page.png, composite JPEG 90 (optimised), hidden.json on one line, sensor noise 1
-SAMPLE_VERSION = 6
+# 7: layout.json (where each character is drawn) stored with the sample
+SAMPLE_VERSION = 7
 # Rasterisers, geometry and the image encoders shape the bytes; a version change must change
 # the key rather than silently give different files under an old one.
 TOOLCHAIN = ("pillow", "numpy", "scipy", "shapely", "opencv-python", "markdown-it-py", "lxml")

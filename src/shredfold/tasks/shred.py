@@ -14,7 +14,6 @@ model cannot improve its averages by failing on hard items.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
@@ -39,7 +38,13 @@ from shredfold.prompts.shred import (
 )
 from shredfold.prompts.shred import VERSION as PROMPT_VERSION
 from shredfold.shred.outside import OutsideRef, OutsideSample, OutsideSetError
-from shredfold.shred.sample_folder import SAMPLE_STAGE, load_hidden, load_public, load_truth
+from shredfold.shred.sample_folder import (
+    SAMPLE_STAGE,
+    load_hidden,
+    load_layout,
+    load_public,
+    load_truth,
+)
 from shredfold.shred.sample_key import sample_key
 from shredfold.spec import RenderSettings, ResolvedSpec, SynthesisSettings, spec_error_at
 from shredfold.store import content_key
@@ -130,37 +135,18 @@ class ShredRow(Row):
     arrow_types: ClassVar[dict[str, str]] = {"granularity": "int32", "cut_words": "int32"}
 
 
-@functools.lru_cache(maxsize=64)
-def _glyphs(item: ShredItem) -> Any:
-    # Every model's answer to a sample is checked against the same layout (verify re-scores
-    # all of them in one process).
-    from shredfold.shred.glyphs import page_glyphs
-
-    assert item.render is not None, "an outside sample has no layout"
-    return page_glyphs(item.doc, item.render)
-
-
-class LayoutMismatchError(ValueError):
-    """The renderer's layout no longer gives the sample's page (the code changed under it)."""
-
-
-def diagnose_answer(pred: str, item: ShredItem, hidden: Mapping[str, Any]) -> dict[str, Any]:
+def diagnose_answer(pred: str, item: ShredItem, hidden: Mapping[str, Any], layout: Mapping[str, Any] | None) -> dict[str, Any]:
     """The failure diagnostics of one answer (see :mod:`shredfold.shred.diagnostics`): where the
-    truth's characters lie comes from the renderer's layout of the item's document, which
-    pieces hold them from the sample's polygons."""
+    truth's characters lie comes from the layout stored with the sample, which pieces hold
+    them from the sample's polygons."""
     from shredfold.limits import text_cap
     from shredfold.shred.diagnostics import diagnose
-    from shredfold.shred.glyphs import skeleton
+    from shredfold.shred.glyphs import PageGlyphs, skeleton
 
-    if item.outside is not None:
+    if item.outside is not None or layout is None:
         return {}  # no polygons: nothing says which piece holds which character
-    glyphs = _glyphs(item)
+    glyphs = PageGlyphs.from_json(dict(layout))
     page = hidden["page"]
-    if (glyphs.width, glyphs.height) != (page["width"], page["height"]):
-        raise LayoutMismatchError(
-            f"sample {item.key[:12]}: the layout gives a {glyphs.width}x{glyphs.height} page "
-            f"but the sample's is {page['width']}x{page['height']} (fonts or renderer changed?)"
-        )
     # bounded like the metrics: an answer far longer than the page cannot be found in it
     answer = skeleton(parse_answer(pred, item.kind), item.kind)[: text_cap(len(glyphs.chars))]
     d = diagnose(
@@ -545,11 +531,7 @@ class ShredTask:
             pred = response.text if response else ""
             text = truth.source if paper else truth.text
             scores = score_text(pred, text, truth.html, item.kind, item.lang, paper)
-            try:
-                diagnostics = diagnose_answer(pred, item, load_hidden(sample))
-            except LayoutMismatchError as exc:
-                job.log.warning("%s: diagnostics left empty: %s", cell.name, exc)
-                diagnostics = {}
+            diagnostics = diagnose_answer(pred, item, load_hidden(sample), load_layout(sample))
             rows.append(
                 ShredRow(
                     item=item.key,

@@ -22,6 +22,7 @@ def main(argv: list[str]) -> int:
     from shredfold.resolve import load_spec
     from shredfold.shred.glyphs import page_glyphs
     from shredfold.shred.sample import streams
+    from shredfold.shred.sample_key import draw_key
     from shredfold.shred.text_cut import bare_pieces, cut_holding_text
 
     specs = argv or [str(ROOT / "specs" / "default.yaml")]
@@ -32,7 +33,7 @@ def main(argv: list[str]) -> int:
         for item_set in plan.sets_of("shred"):
             for item in item_set.items:
                 glyphs = page_glyphs(item.doc, item.render)
-                rng = streams(item.key)
+                rng = streams(draw_key(item.doc, item.n, item.render, item.synthesis, item.seed))
                 polygons = cut_holding_text(
                     glyphs.width, glyphs.height, item.n, rng["cut"], item.synthesis.jagged, glyphs.boxes
                 )

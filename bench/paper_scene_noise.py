@@ -48,7 +48,7 @@ from shredfold.shred.pieces import cut_pieces
 from shredfold.shred.raster import Sheets, visible
 from shredfold.shred.render import render_page
 from shredfold.shred.sample import build_sample, streams, write_sample
-from shredfold.shred.sample_key import sample_key
+from shredfold.shred.sample_key import draw_key, sample_key
 from shredfold.shred.text_cut import cut_holding_text
 from shredfold.spec import BlenderSettings, RenderSettings, SynthesisSettings
 
@@ -128,7 +128,7 @@ def main() -> None:
         print("  " + ", ".join(f"{k} {v:.1f}" for k, v in cpu.items()))
 
     prep_key = sample_key(doc, args.n, render, synth, 0)[:16]
-    rng = streams(sample_key(doc, args.n, render, synth, 0))
+    rng = streams(draw_key(doc, args.n, render, synth, 0))
     page = render_page(doc, render, rng["render"])
     pixels = np.asarray(page.image)
     h, w = pixels.shape[:2]

@@ -191,3 +191,25 @@ def test_default_settings_page_is_full_width(news_en, synth) -> None:
     assert built.page.image.size[0] == 1600
     # prose wraps to the width: cut to its content it loses at most a few pixels
     assert 1500 < build_sample(news_en, 1, RenderSettings(), synth, seed=0).page.image.size[0] <= 1600
+
+
+def test_a_new_sample_version_keeps_the_images_so_no_model_is_asked_again(
+    tmp_path, news_en, small, synth, monkeypatch
+) -> None:
+    # A change of what is stored beside the images (SAMPLE_VERSION 7 added layout.json) gives
+    # new sample keys but draws from the same streams (DRAW_VERSION): the pieces and the
+    # composite, and so every request and response key, stay as they were.
+    from shredfold.shred import sample_key as keys
+
+    a = _make(tmp_path, "a", news_en, 5, small, synth)
+    key_a = sample_key(news_en, 5, small, synth, 0)
+    monkeypatch.setattr(keys, "SAMPLE_VERSION", keys.SAMPLE_VERSION + 1)
+    b = _make(tmp_path, "b", news_en, 5, small, synth)
+    assert sample_key(news_en, 5, small, synth, 0) != key_a
+    ha, hb = _hashes(a), _hashes(b)
+    images = [name for name in ha if name.endswith((".png", ".jpg"))]
+    assert len(images) == 6 and all(ha[name] == hb[name] for name in images)
+    assert ha["hidden.json"] != hb["hidden.json"]  # it records the sample's key
+    monkeypatch.setattr(keys, "DRAW_VERSION", keys.DRAW_VERSION + 1)
+    c = _make(tmp_path, "c", news_en, 5, small, synth)
+    assert _hashes(c)["composite.jpg"] != ha["composite.jpg"]  # a new draw moves the scraps

@@ -36,7 +36,7 @@ from shredfold.shred.sample_folder import (
     load_truth,
     piece_names,
 )
-from shredfold.shred.sample_key import sample_key
+from shredfold.shred.sample_key import draw_key, sample_key
 from shredfold.shred.synth import Scrap, Synthesizer, TableTop, get_synthesizer
 from shredfold.shred.text_cut import cut_holding_text
 from shredfold.spec import RenderSettings, SynthesisSettings
@@ -115,7 +115,7 @@ def build_sample(
 ) -> Built:
     clock = _Clock(timings)
     key = sample_key(doc, n, render, synth, seed)
-    rng = streams(key)
+    rng = streams(draw_key(doc, n, render, synth, seed))
     synthesizer = get_synthesizer(synth)
     clock.lap("key")
     page = render_page(doc, render, rng["render"])

@@ -21,6 +21,11 @@ from shredfold.versions import version
 SAMPLE_STAGE = "sample"
 # 7: layout.json (where each character is drawn) stored with the sample
 SAMPLE_VERSION = 7
+# What the sample's random streams are seeded from (draw_key). Apart from SAMPLE_VERSION so
+# that a change of what is stored beside the images (7: layout.json) keeps every image as
+# it was: a redraw would change every request, and every model would be asked again. Bump
+# both when the draws or the images change.
+DRAW_VERSION = 6
 # Rasterisers, geometry and the image encoders shape the bytes; a version change must change
 # the key rather than silently give different files under an old one.
 TOOLCHAIN = ("pillow", "numpy", "scipy", "shapely", "opencv-python", "markdown-it-py", "lxml")
@@ -73,4 +78,14 @@ def sample_key(
 ) -> str:
     return content_key(
         SAMPLE_STAGE, SAMPLE_VERSION, sample_params(doc, n, render, synth, seed), [doc.key]
+    )
+
+
+def draw_key(
+    doc: Document, n: int, render: RenderSettings, synth: SynthesisSettings, seed: int
+) -> str:
+    """The key the sample's random streams are seeded from: the sample's content under
+    :data:`DRAW_VERSION`."""
+    return content_key(
+        SAMPLE_STAGE, DRAW_VERSION, sample_params(doc, n, render, synth, seed), [doc.key]
     )

@@ -4,10 +4,7 @@ keys refused, values frozen).
 
 from __future__ import annotations
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-)
+from pydantic import BaseModel, ConfigDict
 
 
 class SpecError(ValueError):

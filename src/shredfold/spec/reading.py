@@ -6,16 +6,16 @@ path and the cause.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any, TypeVar, get_args
 
 import yaml
-from pydantic import (
-    ValidationError,
-)
+from pydantic import BaseModel, ValidationError
 
 from shredfold.spec.base import SpecError
 from shredfold.spec.model import ImageTokenRule, ModelConfig
 from shredfold.spec.root import Spec
+
+_M = TypeVar("_M", bound=BaseModel)
 
 # A spec or model file is a few hundred nodes. YAML's aliases let a few lines stand for
 # exponentially many ("billion laughs": nine levels of nine make 10^9), so the size a
@@ -198,26 +198,24 @@ def read_yaml(path: Path) -> tuple[Any, str]:
             loader.dispose()  # type: ignore[no-untyped-call]
 
 
-def read_model_config(path: Path) -> tuple[ModelConfig, str]:
-    """A model file, validated as a :class:`ModelConfig` (adapter rules are checked later)."""
+def _read_as(path: Path, model: type[_M], what: str) -> tuple[_M, str]:
     data, text = read_yaml(path)
     if not isinstance(data, dict):
-        raise SpecError(f"{path}:1: <top>: expected a mapping of model settings")
+        raise SpecError(f"{path}:1: <top>: expected a mapping{what}")
     try:
-        return ModelConfig.model_validate(data), text
+        return model.model_validate(data), text
     except ValidationError as exc:
         raise SpecError(format_validation_error(exc, str(path), text)) from None
+
+
+def read_model_config(path: Path) -> tuple[ModelConfig, str]:
+    """A model file, validated as a :class:`ModelConfig` (adapter rules are checked later)."""
+    return _read_as(path, ModelConfig, " of model settings")
 
 
 def read_spec(path: Path) -> tuple[Spec, str]:
     """A spec file, validated as a :class:`Spec` (references and paths not yet resolved)."""
-    data, text = read_yaml(path)
-    if not isinstance(data, dict):
-        raise SpecError(f"{path}:1: <top>: expected a mapping")
-    try:
-        return Spec.model_validate(data), text
-    except ValidationError as exc:
-        raise SpecError(format_validation_error(exc, str(path), text)) from None
+    return _read_as(path, Spec, "")
 
 
 def line_of(text: str, *path: str) -> int | str:

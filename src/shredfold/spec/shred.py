@@ -7,13 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import (
-    BaseModel,
-    Field,
-    create_model,
-    field_validator,
-    model_validator,
-)
+from pydantic import BaseModel, Field, create_model, field_validator, model_validator
 
 from shredfold.corpus.document import Domain
 from shredfold.spec.base import Strict

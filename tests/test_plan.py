@@ -300,3 +300,31 @@ def test_a_cell_whose_latest_manifest_is_broken_is_queried_again_and_said_so(tmp
         "column 39); the cell is queried again at a new attempt (answers from the response cache) "
         "and this file moved to results/superseded/"
     ]
+
+
+def test_an_adapter_naming_a_benchmark_no_task_runs_stops_the_plan(tmp_path, monkeypatch):
+    from shredfold.models import adapter as adapters
+    from shredfold.models import registry
+    from shredfold.models.adapter import AdapterBase, adapter
+
+    registry.adapters()  # loaded first, so the registry the test leaves behind is whole
+    monkeypatch.setattr(adapters, "_ADAPTERS", dict(adapters._ADAPTERS))
+    plan = plan_of(tmp_path, SPEC)  # an endpoint adapter declares none: it answers every benchmark
+
+    @adapter("misspelt", benchmarks=("shred", "shreds"))
+    class Misspelt(AdapterBase):
+        pass
+
+    with pytest.raises(ValueError, match="'misspelt' names benchmarks no task runs: shreds"):
+        plan_of(tmp_path, SPEC)
+    assert {c.model.id for c in plan.cells} == {"oracle", "ocr-islands"}
+
+
+def test_an_endpoint_model_answers_every_benchmark(tmp_path):
+    from shredfold.models import registry
+    from shredfold.spec import ModelConfig
+    from shredfold.tasks.registry import tasks
+
+    endpoint = ModelConfig(id="m", adapter="openai", model="x", base_url="http://127.0.0.1:1/v1")
+    assert all(registry.answers(endpoint, t.benchmark) for t in tasks())
+    assert not registry.answers(registry.builtin_config("oracle"), "origami")

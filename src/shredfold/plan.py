@@ -126,10 +126,22 @@ class Plan:
         }
 
 
+def _check_benchmarks() -> None:
+    """Every benchmark an adapter names is one a registered task runs (a misspelt name
+    would leave the adapter silently without cells)."""
+    known = {t.benchmark for t in tasks()}
+    for a in registry.adapters().values():
+        unknown = sorted((a.benchmarks or frozenset()) - known)
+        if unknown:
+            raise ValueError(f"adapter {a.name!r} names benchmarks no task runs: {', '.join(unknown)} "
+                             f"(known: {', '.join(sorted(known))})")
+
+
 def make_plan(resolved: ResolvedSpec, store: Store | None = None, *, write: bool = False) -> Plan:
     """The plan of a spec. ``store`` holds inputs costly to derive (the origami design
     catalogue), reused when present and written there only when ``write`` is set."""
     ctx = PlanContext(resolved, store, write)
+    _check_benchmarks()
     identities = {m.id: registry.identity(m) for m in resolved.models}
     sets: dict[str, ItemSet] = {}
     cells: list[Cell] = []

@@ -13,8 +13,6 @@ from typing import Any, Protocol, TypeVar
 from shredfold.spec import ModelConfig
 from shredfold.store import Store
 
-BENCHMARKS = ("shred", "origami")
-
 
 class AdapterClass(Protocol):
     """What a registered class provides (an instance is a :class:`~shredfold.models.base.Model`)."""
@@ -35,7 +33,7 @@ class AdapterClass(Protocol):
 class Adapter:
     name: str
     cls: type
-    benchmarks: frozenset[str]
+    benchmarks: frozenset[str] | None  # None: every benchmark (a model that reads the prompt)
     reference: bool
     builtin: bool
     concurrent: bool
@@ -61,18 +59,18 @@ T = TypeVar("T", bound=type)
 def adapter(
     name: str,
     *,
-    benchmarks: tuple[str, ...],
+    benchmarks: tuple[str, ...] | None = None,
     reference: bool = False,
     builtin: bool = True,
     concurrent: bool = False,
 ) -> Callable[[T], T]:
-    """Class decorator: register an adapter under ``name`` with its capabilities."""
-    unknown = set(benchmarks) - set(BENCHMARKS)
-    if unknown:
-        raise ValueError(f"adapter {name!r}: unknown benchmarks {sorted(unknown)}")
+    """Class decorator: register an adapter under ``name`` with its capabilities. ``benchmarks``
+    names those it answers (a solver's); None, every benchmark a task registers (a model
+    behind an endpoint reads any prompt). The names are checked against the registered tasks
+    when a plan is made (this layer knows no benchmark)."""
 
     def deco(cls: T) -> T:
-        entry = Adapter(name, cls, frozenset(benchmarks), reference, builtin, concurrent)
+        entry = Adapter(name, cls, None if benchmarks is None else frozenset(benchmarks), reference, builtin, concurrent)
         old = _ADAPTERS.get(name)
         if old is not None and old.cls.__qualname__ != cls.__qualname__:
             raise ValueError(f"adapter {name!r} is already registered by {old.cls.__module__}")

@@ -137,7 +137,7 @@ def image_size(png: bytes) -> tuple[int, int]:
         return img.size
 
 
-@adapter("openai", benchmarks=("shred", "origami"), builtin=False, concurrent=True)
+@adapter("openai", builtin=False, concurrent=True)
 class OpenAICompatible(AdapterBase):
     """A model behind a Chat Completions endpoint. Thread-safe: one client, shared pool.
 

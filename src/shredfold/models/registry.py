@@ -85,7 +85,8 @@ def identity(config: ModelConfig) -> dict[str, Any]:
 
 def answers(config: ModelConfig, benchmark: str) -> bool:
     """Whether a model has cells in a benchmark."""
-    return benchmark in get(config.adapter).benchmarks
+    declared = get(config.adapter).benchmarks
+    return declared is None or benchmark in declared
 
 
 def concurrent(config: ModelConfig) -> bool:

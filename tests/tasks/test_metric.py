@@ -28,9 +28,9 @@ from shredfold.tasks.metric import (
     Split,
     check,
     count,
+    interval_columns,
     quantile,
     row_type,
-    interval_columns,
     total,
 )
 from shredfold.tasks.registry import get, register
@@ -52,7 +52,7 @@ class ToyTail(BaseModel):
 
 # The one declaration of a new metric: the per-item length of an answer, lower is better.
 LENGTH = Metric.score("length", lower_is_better=True)
-ToyRow = row_type("ToyRow", ToyKeys, (LENGTH, Field("words", int | None, arrow="int32")), ToyTail, __name__)
+ToyRow = row_type("ToyRow", ToyKeys, (LENGTH, Field("words", int | None, arrow="int32")), ToyTail, __name__, "A toy row.")
 
 
 class ToyTask:
@@ -162,3 +162,27 @@ def test_the_shipped_tasks_derive_their_leaderboard_and_headlines() -> None:
     assert [c.name for c in full.board.own([])][:5] == ["origami_qe", "origami_qe_easy", "origami_qe_medium",
                                                          "origami_qe_hard", "origami_gs"]  # fmt: skip
     assert [h.column for h in interval_columns(full.board, full.headlines, [])] == ["origami_gs", "origami_qe"]
+
+
+# A task's rows are what its score stage makes: rows of other columns (a metric declared or
+# dropped, a field's type changed) need a new ``score_stage`` version, or a finished run keeps
+# its old tables under the same keys. Each pin is the version and the digest of the columns
+# it makes; a change of how a value is computed needs the bump as well, unseen here.
+ROWS_AT_VERSION = {
+    "shred": (5, "89c826c610499d51"),
+    "origami_mcq": (3, "e91f250e720195ff"),
+    "origami_fullstep": (3, "e91f250e720195ff"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROWS_AT_VERSION))
+def test_a_tasks_columns_change_only_with_its_score_stage_version(name: str) -> None:
+    import hashlib
+    import json
+
+    task = get(name)
+    columns = [[f.name, str(f.type)] for f in arrow_schema(task.row_type)]
+    digest = hashlib.sha256(json.dumps(columns).encode()).hexdigest()[:16]
+    assert (task.score_stage.version, digest) == ROWS_AT_VERSION[name], (
+        f"{name}'s rows are now {columns}: bump its score_stage version and pin the new digest"
+    )

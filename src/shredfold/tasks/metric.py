@@ -212,7 +212,9 @@ def _fields(values: Iterable[Metric | Field]) -> list[Field]:
     return [f for v in values if (f := v.field if isinstance(v, Metric) else v) is not None]
 
 
-def row_type(name: str, keys: type[Row], values: Sequence[Metric | Field], tail: type[BaseModel], module: str) -> type[Row]:
+def row_type(
+    name: str, keys: type[Row], values: Sequence[Metric | Field], tail: type[BaseModel], module: str, doc: str
+) -> type[Row]:
     """A task's row: the fields of ``keys`` (what names the item), those ``values`` add (its
     scores), then those of ``tail`` (what the answer cost, whether it failed), in this order,
     which is the cell table's column order."""
@@ -224,7 +226,7 @@ def row_type(name: str, keys: type[Row], values: Sequence[Metric | Field], tail:
             arrow[f.name] = f.arrow
     for n, info in tail.model_fields.items():
         fields[n] = (info.annotation, info)
-    model = create_model(name, __base__=keys, __module__=module, **fields)  # type: ignore[call-overload]
+    model = create_model(name, __base__=keys, __module__=module, __doc__=doc, **fields)  # type: ignore[call-overload]
     model.arrow_types = arrow
     return model
 

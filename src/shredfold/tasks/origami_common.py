@@ -100,7 +100,8 @@ VALUES: tuple[Metric | Field, ...] = (
     Field("invalid", int | None, arrow="int32"), Field("turns", int | None, arrow="int32"),
     Field("stopped", bool | None),
 )  # fmt: skip
-OrigamiRow = row_type("OrigamiRow", OrigamiKeys, VALUES, OrigamiTail, __name__)
+OrigamiRow = row_type("OrigamiRow", OrigamiKeys, VALUES, OrigamiTail, __name__,
+                      "One OrigamiBench item played: its keys, its task's scores, cost.")  # fmt: skip
 
 
 def board(*columns: Metric | Split, scopes: tuple[Scope, ...]) -> Board:

@@ -176,7 +176,8 @@ COST = (
 # One protocol per plan; named so that two leaderboards are never compared blind.
 PROTOCOL = Metric("protocol", distinct("protocol"), digits=None)
 
-ShredRow = row_type("ShredRow", ShredKeys, (*SCORES, *DIAGNOSED), ShredTail, __name__)
+ShredRow = row_type("ShredRow", ShredKeys, (*SCORES, *DIAGNOSED), ShredTail, __name__,
+                    "One answer to a ShredBench sample: its keys, scores and diagnostics, cost.")  # fmt: skip
 
 # The unit of resampling: a document, with its variants at every N.
 DOCUMENT = ("domain", "doc_id")

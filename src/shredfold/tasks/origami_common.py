@@ -110,6 +110,11 @@ def board(*columns: Metric | Split, scopes: tuple[Scope, ...]) -> Board:
     return Board(columns, prefix="origami_", scopes=scopes, trailer=(ERRORS,))
 
 
+def by_tier(metric: Metric) -> Split:
+    """A metric's leaderboard columns by tier (``origami_gs_easy``…), every tier planned or not."""
+    return Split(metric, "tier", "_{}", TIERS)
+
+
 def breakdown(*columns: Metric) -> Breakdown:
     """The origami breakdown (one file for both tasks): items first, errors last."""
     return Breakdown("breakdown_origami.csv", ("task", "tier", "category"), columns, (ITEMS,), (ERRORS,))

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict
 from shredfold.calls import ModelCallError
 from shredfold.models.asker import CachedAsker
 from shredfold.origami import ENGINE_VERSION
-from shredfold.origami_bench.design import TIERS, Design
+from shredfold.origami_bench.design import Design
 from shredfold.origami_bench.targets import TARGET_STAGE, target_key
 from shredfold.progress import current as current_progress
 from shredfold.prompts.origami import VERSION as PROMPT_VERSION
@@ -50,7 +50,8 @@ from shredfold.tasks.base import (
     fill,
 )
 from shredfold.tasks.manifest import ManifestRow
-from shredfold.tasks.metric import Eq, Headline, Scope, Split
+from shredfold.tasks.metric import Eq, Headline, Scope
+from shredfold.tasks.origami_common import GS, INVALID_RATE, QE, SS, SS_WEIGHTS, STEPS
 from shredfold.tasks.registry import register
 
 EPISODE_STAGE, EPISODE_VERSION = "origami_episode", 1
@@ -143,11 +144,10 @@ class OrigamiFullstepTask(common.OrigamiTask):
     name = "origami_fullstep"
     item_type = Target
     board = common.board(
-        *(c for m in (common.QE, common.GS, common.SS) for c in (m, Split(m, "tier", "_{}", TIERS))),
-        common.SS_WEIGHTS, common.STEPS, common.INVALID_RATE,
+        QE, common.by_tier(QE), GS, common.by_tier(GS), SS, common.by_tier(SS), SS_WEIGHTS, STEPS, INVALID_RATE,
         scopes=(Scope((Eq("task", "fullstep"),)),),
-    )  # fmt: skip
-    breakdown = common.breakdown(common.QE, common.GS, common.SS, common.SS_WEIGHTS, common.STEPS, common.INVALID_RATE)
+    )
+    breakdown = common.breakdown(QE, GS, SS, SS_WEIGHTS, STEPS, INVALID_RATE)
     headlines = (Headline("gs", common.DESIGN), Headline("qe", common.DESIGN))
 
     def item_sets(self, ctx: PlanContext) -> list[ItemSet]:

@@ -11,8 +11,6 @@ import pytest
 
 from shredfold.aggregate import (
     Grid,
-    _alias,
-    _expr,
     breakdowns,
     leaderboard,
     pairwise,
@@ -356,12 +354,6 @@ def test_missing_cell_tables_are_named_three_at_most(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError) as four:
         render_tables(missing, grid_of(), [])
     assert str(four.value) == f"cell tables missing: {missing[:3]} …"
-
-
-def test_sql_aliases_split_at_the_last_as() -> None:
-    assert _alias("domain") == _expr("domain") == "domain"
-    assert _alias("CAST(n AS INTEGER) AS granularity") == "granularity"
-    assert _expr("CAST(n AS INTEGER) AS granularity") == "CAST(n AS INTEGER)"
 
 
 def test_a_quick_run_is_marked_on_every_row_beside_the_model(tmp_path: Path) -> None:

@@ -2,8 +2,9 @@
 
 Only the Parquet files the current plan lists are read, so stale cells left in ``results/``
 by an earlier spec never leak into the leaderboard. What each column means is the tasks'
-business: every task gives SQL select expressions over its benchmark's rows (grouped by
-model for the leaderboard, by the breakdown's keys for its breakdown); this module runs them
+business: every task declares its metrics, its leaderboard and its breakdown
+(:mod:`shredfold.tasks.metric`), which give the SQL over its benchmark's rows (grouped by
+model for the leaderboard, by the breakdown's keys for its breakdown); this module runs it
 and joins the benchmarks by model.
 """
 
@@ -19,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from shredfold import paths, stats
 from shredfold.store import Store, atomic_write_text
-from shredfold.tasks.base import DIGITS, Breakdown, Headline, ItemSet, Task, left_out
+from shredfold.tasks.base import DIGITS, ItemSet, Task, left_out
+from shredfold.tasks.metric import Breakdown, IntervalColumn, breakdown_select, interval_columns
 
 if TYPE_CHECKING:
     import duckdb
@@ -102,14 +104,6 @@ def _unique(columns: Sequence[str]) -> list[str]:
     return out
 
 
-def _alias(expr: str) -> str:
-    return expr.rsplit(" AS ", 1)[-1].strip()
-
-
-def _expr(expr: str) -> str:
-    return expr.rsplit(" AS ", 1)[0].strip()
-
-
 def leaderboard(tables: Sequence[str], grid: Grid) -> tuple[list[str], list[tuple[Any, ...]]]:
     """A row per model: each benchmark's columns (in plan order). Models of the first
     benchmark come first, reference rows before the others, then by that benchmark's ranking
@@ -126,10 +120,9 @@ def leaderboard(tables: Sequence[str], grid: Grid) -> tuple[list[str], list[tupl
         own: list[str] = []
         trailer: list[str] = []
         for t in bench_tasks:
-            c, tr = t.leaderboard(grid.sets.get(t.name, []))
-            own += c
-            trailer += tr
-            sort = sort or t.sort_columns()
+            own += [c.sql() for c in t.board.own(grid.sets.get(t.name, []))]
+            trailer += [c.sql() for c in t.board.shared()]
+            sort = sort or t.board.ranking()
         exprs = _unique(own + trailer)
         sql = (
             f"SELECT model, bool_or(reference) AS reference, {', '.join(exprs)} "
@@ -148,9 +141,7 @@ def leaderboard(tables: Sequence[str], grid: Grid) -> tuple[list[str], list[tupl
                 order.append(r[0])
             entry["reference"] = bool(entry["reference"] or r[1])
             entry.update(zip(names[2:], r[2:], strict=True))
-        for h in _headlines(bench_tasks):
-            if h.column not in names:
-                continue
+        for h in _headlines(bench_tasks, grid):
             at = cols.index(h.column) + 1
             cols[at:at] = [f"{h.column}_ci_low", f"{h.column}_ci_high"]
             for model, scored in _values(con, bench, h).items():
@@ -176,10 +167,12 @@ def leaderboard(tables: Sequence[str], grid: Grid) -> tuple[list[str], list[tupl
 # ---------------------------------------------------------------- intervals and pairwise tests
 
 
-def _headlines(bench_tasks: Sequence[Task]) -> list[Headline]:
-    seen: dict[str, Headline] = {}
+def _headlines(bench_tasks: Sequence[Task], grid: Grid) -> list[IntervalColumn]:
+    """The benchmark's leaderboard columns that get intervals and pairwise tests (those of
+    the plan: a variant it left out has no column)."""
+    seen: dict[str, IntervalColumn] = {}
     for t in bench_tasks:
-        for h in getattr(t, "headlines", ()):
+        for h in interval_columns(t.board, t.headlines, grid.sets.get(t.name, [])):
             seen.setdefault(h.column, h)
     return list(seen.values())
 
@@ -187,7 +180,7 @@ def _headlines(bench_tasks: Sequence[Task]) -> list[Headline]:
 Scored = dict[str, tuple[str, float]]  # item key -> (cluster, value)
 
 
-def _values(con: duckdb.DuckDBPyConnection, bench: str, h: Headline) -> dict[str, Scored]:
+def _values(con: duckdb.DuckDBPyConnection, bench: str, h: IntervalColumn) -> dict[str, Scored]:
     """Each model's value of a headline metric per item, with the item's cluster."""
     sql = (
         f"SELECT model, item, CAST({h.cluster} AS VARCHAR), CAST({h.value} AS DOUBLE) FROM rows "
@@ -203,7 +196,7 @@ def _finite(scored: Scored) -> bool:
     return bool(scored) and all(math.isfinite(v) for _, v in scored.values())
 
 
-def _interval(bench: str, h: Headline, model: str, scored: Scored) -> tuple[float, float] | None:
+def _interval(bench: str, h: IntervalColumn, model: str, scored: Scored) -> tuple[float, float] | None:
     if not _finite(scored):
         return None
     items = sorted(scored)
@@ -231,7 +224,7 @@ def pairwise(tables: Sequence[str], grid: Grid) -> tuple[list[str], list[tuple[A
     for bench, bench_tasks in grid.benchmarks().items():
         if not _present(con, bench_tasks):
             continue
-        for h in _headlines(bench_tasks):
+        for h in _headlines(bench_tasks, grid):
             by_model = {m: s for m, s in _values(con, bench, h).items() if _finite(s)}
             family = []
             models = sorted(by_model)
@@ -269,15 +262,10 @@ def breakdowns(tables: Sequence[str], grid: Grid) -> dict[str, tuple[list[str], 
             continue
         parts: list[Breakdown] = [t.breakdown for t in bench_tasks]
         b = parts[0]
-        keys = list(b.keys)
-        select = _unique(
-            [*(x for p in parts for x in p.lead), *(x for p in parts for x in p.columns), *(x for p in parts for x in p.trailer)]
-        )
-        group = ", ".join(["model", *(_expr(k) for k in keys)])
-        order = ", ".join(["model", *(_alias(k) for k in keys)])
+        keys = ", ".join(["model", *b.keys])
         sql = (
-            f"SELECT model, {', '.join(keys)}, {', '.join(select)} FROM rows "
-            f"WHERE benchmark = '{bench}' GROUP BY {group} ORDER BY {order}"
+            f"SELECT {keys}, {', '.join(breakdown_select(parts))} FROM rows "
+            f"WHERE benchmark = '{bench}' GROUP BY {keys} ORDER BY {keys}"
         )
         res = con.execute(sql)
         out[b.file] = ([d[0] for d in res.description], res.fetchall())
@@ -321,7 +309,7 @@ def render_tables(tables: Sequence[str], grid: Grid, breakdown_names: Sequence[s
     made = breakdowns(tables, grid)
     from shredfold.tasks.registry import tasks
 
-    headers = {t.breakdown.file: ["model", *(_alias(k) for k in t.breakdown.keys)] for t in tasks()}
+    headers = {t.breakdown.file: ["model", *t.breakdown.keys] for t in tasks()}
     for name in breakdown_names:
         cols, rows = made.get(name, (headers.get(name, ["model"]), []))
         out[name] = to_csv(cols, rows)

@@ -71,7 +71,8 @@ def test_diagnostics_of_a_real_sample_see_a_perfect_and_an_empty_answer(tmp_path
     from shredfold.shred.sample_folder import load_hidden, load_layout
     from shredfold.shred.sample_key import sample_key
     from shredfold.spec import RenderSettings, SynthesisSettings
-    from shredfold.tasks.shred import ShredItem, diagnose_answer
+    from shredfold.tasks.metric import field_names
+    from shredfold.tasks.shred import DIAGNOSED, ShredItem, diagnose_answer
 
     doc = Document(doc_id="t", domain="news_en", text="# Tides\n\nHarbor cranes lifted record cargo while gulls circled above.\n")
     render, synth = RenderSettings(width=500, prose_font_size=20), SynthesisSettings()
@@ -86,6 +87,7 @@ def test_diagnostics_of_a_real_sample_see_a_perfect_and_an_empty_answer(tmp_path
     assert (stored.width, stored.height) == (hidden["page"]["width"], hidden["page"]["height"])
 
     perfect = diagnose_answer(truth, item, hidden, layout)
+    assert list(perfect) == list(field_names(DIAGNOSED))  # the row's diagnostic fields, as declared
     assert perfect["omission"] == 0.0 and perfect["hallucination"] == 0.0 and perfect["order_tau"] == 1.0
     assert perfect["cut_words"] >= 1 and perfect["cut_word_recovery"] == 1.0
     empty = diagnose_answer("", item, hidden, layout)

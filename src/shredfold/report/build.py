@@ -19,7 +19,7 @@ import json
 import math
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -158,11 +158,14 @@ def pairwise(inp: Inputs) -> dict[str, Any]:
     return {"columns": cols, "rows": [[fmt(r.get(c)) if c not in ("model_a", "model_b", "better", "benchmark", "metric") else r.get(c, "") for c in cols] for r in rows]}
 
 
-DIAGNOSTIC_COLUMNS = ("omission", "omission_small", "omission_large", "hallucination", "order_tau", "cut_word_recovery")
+# The report's diagnostics table rounds its means to 4 digits (it shows 3).
+DIAGNOSTIC_DIGITS = 4
 
 
 def diagnostics(inp: Inputs) -> dict[str, Any]:
-    means = ", ".join(f"round(avg({c}), 4) AS {c}" for c in DIAGNOSTIC_COLUMNS)
+    from shredfold.tasks.shred import DIAGNOSTICS
+
+    means = ", ".join(replace(m, digits=DIAGNOSTIC_DIGITS).select() for m in DIAGNOSTICS)
     cols, rows = inp.rows(
         f"SELECT model, granularity, count(*) AS items, {means} FROM rows WHERE benchmark = 'shred' "
         "GROUP BY model, granularity ORDER BY model, granularity"
@@ -235,10 +238,6 @@ def left_out(inp: Inputs) -> list[dict[str, str]]:
 # ---------------------------------------------------------------- the sample viewer
 
 
-# The diagnostics the report shows per answer (none for an outside sample: no polygons).
-NO_DIAGNOSTICS = ("omission", "hallucination", "order_tau", "cut_word_recovery")
-
-
 def samples(inp: Inputs) -> list[dict[str, Any]]:
     """For each domain, its first document at the largest N: the scraps as presented, the
     truth with each model's omissions marked, and each answer with its hallucinations."""
@@ -254,6 +253,7 @@ def samples(inp: Inputs) -> list[dict[str, Any]]:
         load_public,
         load_truth,
     )
+    from shredfold.tasks.shred import DIAGNOSTICS
 
     chosen: dict[str, Any] = {}
     for s in inp.plan.sets_of("shred"):
@@ -280,9 +280,9 @@ def samples(inp: Inputs) -> list[dict[str, Any]]:
             text = load_response(inp.store, response).text if response and not error else ""
             answer = parse_answer(text, item.kind)
             shown = normalize(answer, item.kind)  # type: ignore[arg-type]
-            if glyphs is None:
+            if glyphs is None:  # an outside sample: no diagnostics (no polygons)
                 models.append({
-                    "model": model, "error": error, "scores": dict.fromkeys(NO_DIAGNOSTICS, "—"),
+                    "model": model, "error": error, "scores": {m.name: "—" for m in DIAGNOSTICS},
                     "truth": mark(truth.text, [], item.kind),
                     "answer": mark(shown, [], item.kind),
                 })  # fmt: skip

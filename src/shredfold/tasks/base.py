@@ -9,8 +9,9 @@ A task (in the spirit of Inspect AI's ``Task(dataset, solver, scorer)``) has fou
   each, through the one cached asker (the query job);
 - **score** — turn each answer into a typed row; the cell table's schema is that row type.
 
-It also says which leaderboard and breakdown columns it contributes. Stages, rules and the
-aggregator know nothing more about a task than this protocol.
+It also declares its metrics (:mod:`shredfold.tasks.metric`): its row type, its breakdown,
+its leaderboard columns and headlines derive from them. Stages, rules and the aggregator know
+nothing more about a task than this protocol.
 
 A *cell* is ``(task, model, item set, labels, keys)``: one model on one item set.
 """
@@ -34,6 +35,7 @@ from shredfold.tasks.manifest import ManifestRow
 
 if TYPE_CHECKING:
     from shredfold.models.asker import CachedAsker
+    from shredfold.tasks.metric import Board, Breakdown, Headline
 
 Label = str | int
 # Decimal places of every aggregate the leaderboard, breakdowns and comparisons write.
@@ -142,35 +144,10 @@ class JobContext:
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("shredfold.job"))
 
 
-@dataclass(frozen=True)
-class Breakdown:
-    """A breakdown table: ``keys`` to group by; ``lead`` and ``trailer`` columns shared by
-    every task writing to the same file (kept once), ``columns`` the task's own."""
-
-    file: str
-    keys: tuple[str, ...]
-    columns: tuple[str, ...]
-    lead: tuple[str, ...] = ()
-    trailer: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Headline:
-    """A leaderboard column the aggregator gives a bootstrap interval and pairwise tests:
-    the mean of ``value`` over the benchmark's rows that satisfy ``where``, resampling the
-    items by ``cluster`` (the unit whose items are not independent, e.g. a document and its
-    N variants). ``value``, ``cluster`` and ``where`` are SQL over the cell table's columns."""
-
-    column: str
-    value: str
-    cluster: str
-    where: str = "true"
-    lower_is_better: bool = False
-
-
 class Row(BaseModel):
-    """One item's row in a cell table; a task's subclass adds its fields. The Parquet schema
-    is derived from the fields (see :func:`shredfold.stages.score.arrow_schema`)."""
+    """One item's row in a cell table; a task's row type adds its fields (its metrics' with
+    :func:`shredfold.tasks.metric.row_type`). The Parquet schema is derived from the fields
+    (see :func:`shredfold.stages.score.arrow_schema`)."""
 
     # Arrow types of fields whose Python type is ambiguous (int → int64 otherwise).
     arrow_types: ClassVar[dict[str, str]] = {}
@@ -184,7 +161,9 @@ class Task(Protocol):
     row_type: type[Row]
     query_stage: Stage
     score_stage: Stage
-    headlines: tuple[Headline, ...]  # columns that get intervals and pairwise tests
+    board: Board  # its leaderboard columns
+    breakdown: Breakdown
+    headlines: tuple[Headline, ...]  # metrics whose columns get intervals and pairwise tests
 
     def item_sets(self, ctx: PlanContext) -> list[ItemSet]: ...
 
@@ -214,17 +193,6 @@ class Task(Protocol):
         """What produced the scores (metric signatures, versions), by name: recorded in a
         release, compared with the running code by ``shredfold verify``."""
         ...
-
-    def leaderboard(self, item_sets: Sequence[ItemSet]) -> tuple[list[str], list[str]]:
-        """SQL select expressions over this benchmark's rows, grouped by model: the task's own
-        columns and trailing ones shared with other tasks of its benchmark."""
-        ...
-
-    def sort_columns(self) -> list[str]:
-        """Leaderboard columns (ascending) that rank models, first benchmark first."""
-        ...
-
-    breakdown: Breakdown
 
 
 # ---------------------------------------------------------------- optional hooks

@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from shredfold.origami import ENGINE_VERSION
 from shredfold.origami_bench.catalogue import Catalogue, catalogue_key, load_catalogue
@@ -16,7 +18,6 @@ from shredfold.prompts.origami import VERSION as PROMPT_VERSION
 from shredfold.spec import OrigamiBenchSpec, ResolvedSpec, spec_error_at
 from shredfold.store import content_key
 from shredfold.tasks.base import (
-    Breakdown,
     Cell,
     Column,
     ItemSet,
@@ -28,6 +29,21 @@ from shredfold.tasks.base import (
     fill,
 )
 from shredfold.tasks.manifest import ManifestRow
+from shredfold.tasks.metric import (
+    ERRORS,
+    ITEMS,
+    Board,
+    Breakdown,
+    Field,
+    Metric,
+    Ratio,
+    Scope,
+    Split,
+    least,
+    mean,
+    row_type,
+    total,
+)
 
 T = TypeVar("T")
 LAYOUT = Layout(
@@ -40,16 +56,13 @@ RUN_STAGE = Stage("origami_run", 1)
 # 3: rows carry their task and ss_weights (the weights SS was scored with)
 SCORE_STAGE = Stage("origami_score", 3)
 SET_STAGE = Stage("origami_set", 1)
-BREAKDOWN_FILE = "breakdown_origami.csv"
-BREAKDOWN_KEYS = ("task", "tier", "category")
-BREAKDOWN_LEAD = ("count(*) AS items",)
-BREAKDOWN_TRAILER = ("count(error) AS errors",)
-LEADERBOARD_TRAILER = ["count(error) AS origami_errors"]
 # The unit of resampling for intervals: a design (its items share its difficulty).
-DESIGN = "design"
+DESIGN = ("design",)
 
 
-class OrigamiRow(Row):
+class OrigamiKeys(Row):
+    """What names an OrigamiBench row's item (the row's first columns)."""
+
     item: str
     design: str
     category: str
@@ -58,15 +71,11 @@ class OrigamiRow(Row):
     benchmark: str
     task: str  # mcq_assoc, mcq_causal, fullstep
     tier: str
-    correct: float | None = None
-    qe: float | None = None
-    gs: float | None = None
-    ss: float | None = None
-    ss_weights: str | None = None  # the CLIP weights SS used, by the SHA-256 of their bytes
-    steps: int | None = None
-    invalid: int | None = None
-    turns: int | None = None
-    stopped: bool | None = None
+
+
+class OrigamiTail(BaseModel):
+    """What an OrigamiBench answer cost and whether it failed (the row's last columns)."""
+
     input_tokens: int | None = None
     output_tokens: int | None = None
     latency_s: float | None = None
@@ -75,11 +84,40 @@ class OrigamiRow(Row):
     error: str | None = None
     response: str | None = None
 
-    arrow_types: ClassVar[dict[str, str]] = {
-        "steps": "int32",
-        "invalid": "int32",
-        "turns": "int32",
-    }
+
+# Both tasks' values share one row (one benchmark, one table schema); each task's board and
+# breakdown pick their own metrics. Empty where a task has no such value.
+ACCURACY = Metric("accuracy", mean("correct"), field=Field("correct", float | None))  # MCQ
+QE = Metric.score("qe", float | None)  # full step, and the four below
+GS = Metric.score("gs", float | None)
+SS = Metric.score("ss", float | None)
+# the CLIP weights SS used, by the SHA-256 of their bytes
+SS_WEIGHTS = Metric("ss_weights", least("ss_weights"), digits=None, field=Field("ss_weights", str | None))
+STEPS = Metric("steps", mean("steps"), field=Field("steps", int | None, arrow="int32"))
+INVALID_RATE = Metric("invalid_rate", Ratio(total("invalid"), total("turns"), guard=True))
+VALUES: tuple[Metric | Field, ...] = (
+    ACCURACY, QE, GS, SS, SS_WEIGHTS, STEPS,
+    Field("invalid", int | None, arrow="int32"), Field("turns", int | None, arrow="int32"),
+    Field("stopped", bool | None),
+)  # fmt: skip
+OrigamiRow = row_type("OrigamiRow", OrigamiKeys, VALUES, OrigamiTail, __name__,
+                      "One OrigamiBench item played: its keys, its task's scores, cost.")  # fmt: skip
+
+
+def board(*columns: Metric | Split, scopes: tuple[Scope, ...]) -> Board:
+    """An origami task's leaderboard: its columns named ``origami_…``, then the errors of
+    every origami task."""
+    return Board(columns, prefix="origami_", scopes=scopes, trailer=(ERRORS,))
+
+
+def by_tier(metric: Metric) -> Split:
+    """A metric's leaderboard columns by tier (``origami_gs_easy``…), every tier planned or not."""
+    return Split(metric, "tier", "_{}", TIERS)
+
+
+def breakdown(*columns: Metric) -> Breakdown:
+    """The origami breakdown (one file for both tasks): items first, errors last."""
+    return Breakdown("breakdown_origami.csv", ("task", "tier", "category"), columns, (ITEMS,), (ERRORS,))
 
 
 def origami_spec(spec: ResolvedSpec) -> OrigamiBenchSpec:
@@ -234,10 +272,6 @@ def accounting(metas: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def breakdown(*columns: str) -> Breakdown:
-    return Breakdown(BREAKDOWN_FILE, BREAKDOWN_KEYS, columns, BREAKDOWN_LEAD, BREAKDOWN_TRAILER)
-
-
 class OrigamiTask:
     """What the OrigamiBench tasks have in common (a base for their classes)."""
 
@@ -253,9 +287,6 @@ class OrigamiTask:
     def item_context(self, spec: ResolvedSpec) -> dict[str, Any]:
         """Plan files name design files under their folders (no absolute path)."""
         return {ROOTS: design_roots(spec)}
-
-    def sort_columns(self) -> list[str]:
-        return []
 
     def signatures(self, spec: ResolvedSpec, item_sets: Sequence[ItemSet]) -> dict[str, str]:
         import json

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict
 from shredfold.calls import ModelCallError
 from shredfold.models.asker import CachedAsker
 from shredfold.origami import ENGINE_VERSION
-from shredfold.origami_bench.design import TIERS, Design
+from shredfold.origami_bench.design import Design
 from shredfold.origami_bench.targets import TARGET_STAGE, target_key
 from shredfold.progress import current as current_progress
 from shredfold.prompts.origami import VERSION as PROMPT_VERSION
@@ -37,11 +37,9 @@ from shredfold.spec import ResolvedSpec, spec_error_at
 from shredfold.store import content_key
 from shredfold.tasks import origami_common as common
 from shredfold.tasks.base import (
-    DIGITS,
     Cell,
     Column,
     DataCard,
-    Headline,
     ItemSet,
     JobContext,
     LeftOut,
@@ -52,11 +50,12 @@ from shredfold.tasks.base import (
     fill,
 )
 from shredfold.tasks.manifest import ManifestRow
+from shredfold.tasks.metric import Eq, Headline, Scope
+from shredfold.tasks.origami_common import GS, INVALID_RATE, QE, SS, SS_WEIGHTS, STEPS
 from shredfold.tasks.registry import register
 
 EPISODE_STAGE, EPISODE_VERSION = "origami_episode", 1
 VALIDATION_STAGE, VALIDATION_VERSION = "origami_validation", 1
-D = DIGITS
 
 EXPORT_COLUMNS = (
     Column("key", "string", "the target's content key (results/store/origami_target/<key>)"),
@@ -144,18 +143,12 @@ def episode_key(cell: Cell, target: str, spec: ResolvedSpec) -> str:
 class OrigamiFullstepTask(common.OrigamiTask):
     name = "origami_fullstep"
     item_type = Target
-    breakdown = common.breakdown(
-        f"round(avg(qe), {D}) AS qe",
-        f"round(avg(gs), {D}) AS gs",
-        f"round(avg(ss), {D}) AS ss",
-        "min(ss_weights) AS ss_weights",
-        f"round(avg(steps), {D}) AS steps",
-        f"round(sum(invalid) / nullif(sum(turns), 0), {D}) AS invalid_rate",
+    board = common.board(
+        QE, common.by_tier(QE), GS, common.by_tier(GS), SS, common.by_tier(SS), SS_WEIGHTS, STEPS, INVALID_RATE,
+        scopes=(Scope((Eq("task", "fullstep"),)),),
     )
-    headlines = (
-        Headline("origami_gs", "gs", common.DESIGN, where="task = 'fullstep'"),
-        Headline("origami_qe", "qe", common.DESIGN, where="task = 'fullstep'"),
-    )
+    breakdown = common.breakdown(QE, GS, SS, SS_WEIGHTS, STEPS, INVALID_RATE)
+    headlines = (Headline("gs", common.DESIGN), Headline("qe", common.DESIGN))
 
     def item_sets(self, ctx: PlanContext) -> list[ItemSet]:
         ob = ctx.spec.spec.origami
@@ -343,23 +336,6 @@ class OrigamiFullstepTask(common.OrigamiTask):
                 record = store.get_json(EPISODE_STAGE, q.episode, "episode.json")
                 keys += [t["meta"]["response"] for t in record["turns"] if t.get("meta", {}).get("response")]
         return keys
-
-    def leaderboard(self, item_sets: Sequence[ItemSet]) -> tuple[list[str], list[str]]:
-        full = "task = 'fullstep'"
-        cols = []
-        for m in ("qe", "gs", "ss"):
-            cols.append(f"round(avg({m}) FILTER (WHERE {full}), {D}) AS origami_{m}")
-            cols += [
-                f"round(avg({m}) FILTER (WHERE {full} AND tier = '{t}'), {D}) AS origami_{m}_{t}"
-                for t in TIERS
-            ]
-        cols += [
-            f"min(ss_weights) FILTER (WHERE {full}) AS origami_ss_weights",
-            f"round(avg(steps) FILTER (WHERE {full}), {D}) AS origami_steps",
-            f"round(sum(invalid) FILTER (WHERE {full}) / "
-            f"nullif(sum(turns) FILTER (WHERE {full}), 0), {D}) AS origami_invalid_rate",
-        ]
-        return cols, common.LEADERBOARD_TRAILER
 
     # ------------------------------------------------------------ export (a data set)
 

@@ -33,13 +33,11 @@ from shredfold.prompts.origami import VERSION as PROMPT_VERSION
 from shredfold.spec import ResolvedSpec, SpecError
 from shredfold.tasks import origami_common as common
 from shredfold.tasks.base import (
-    DIGITS,
     Cell,
     Column,
     DataCard,
     EvalItem,
     EvalScore,
-    Headline,
     ItemSet,
     JobContext,
     PlanContext,
@@ -48,6 +46,7 @@ from shredfold.tasks.base import (
     build_each,
 )
 from shredfold.tasks.manifest import ManifestRow
+from shredfold.tasks.metric import Eq, Headline, Scope
 from shredfold.tasks.registry import register
 
 VARIANTS = ("mcq_assoc", "mcq_causal")
@@ -105,10 +104,10 @@ def check_enough(designs: list[Design], variant: str, ctx: PlanContext) -> None:
 class OrigamiMcqTask(common.OrigamiTask):
     name = "origami_mcq"
     item_type = McqSpec
-    breakdown = common.breakdown(f"round(avg(correct), {DIGITS}) AS accuracy")
-    headlines = tuple(
-        Headline(f"origami_{v}", "correct", common.DESIGN, where=f"task = '{v}'") for v in VARIANTS
-    )
+    # a column per variant the plan has: origami_mcq_assoc, origami_mcq_causal
+    board = common.board(common.ACCURACY, scopes=tuple(Scope((Eq("task", v),), name=v, planned=True) for v in VARIANTS))
+    breakdown = common.breakdown(common.ACCURACY)
+    headlines = (Headline("accuracy", common.DESIGN),)
 
     def item_sets(self, ctx: PlanContext) -> list[ItemSet]:
         ob = ctx.spec.spec.origami
@@ -215,15 +214,6 @@ class OrigamiMcqTask(common.OrigamiTask):
 
     def response_keys(self, cell: Cell, answers: Mapping[str, ManifestRow], store: Any) -> list[str]:
         return [q.response for q in answers.values() if q.answered and q.response]
-
-    def leaderboard(self, item_sets: Sequence[ItemSet]) -> tuple[list[str], list[str]]:
-        present = {str(s.labels["task"]) for s in item_sets}
-        cols = [
-            f"round(avg(correct) FILTER (WHERE task = '{v}'), {DIGITS}) AS origami_{v}"
-            for v in VARIANTS
-            if v in present
-        ]
-        return cols, common.LEADERBOARD_TRAILER
 
     # ------------------------------------------------------------ export (a data set)
 

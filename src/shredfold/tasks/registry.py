@@ -11,19 +11,22 @@ import pkgutil
 from typing import TypeVar
 
 from shredfold.tasks.base import Task
+from shredfold.tasks.metric import check
 
 _TASKS: dict[str, Task] = {}
 _LOADED = False
-_NOT_TASKS = frozenset({"base", "registry"})
+_NOT_TASKS = frozenset({"base", "registry", "metric"})
 T = TypeVar("T")
 
 
 def register(order: int):  # noqa: ANN201 - a class decorator
     """Class decorator: instantiate and register a task; ``order`` sets its place in plans
-    and on the leaderboard (lower first)."""
+    and on the leaderboard (lower first). Its metric declarations are checked here (a
+    headline naming no metric of its leaderboard stops the import: :func:`metric.check`)."""
 
     def deco(cls: type[T]) -> type[T]:
         task = cls()
+        check(task)
         task.order = order  # type: ignore[attr-defined]
         old = _TASKS.get(task.name)  # type: ignore[attr-defined]
         if old is not None and type(old).__qualname__ != cls.__qualname__:

@@ -49,14 +49,11 @@ from shredfold.shred.sample_key import sample_key
 from shredfold.spec import RenderSettings, ResolvedSpec, SynthesisSettings, spec_error_at
 from shredfold.store import content_key
 from shredfold.tasks.base import (
-    DIGITS,
-    Breakdown,
     Cell,
     Column,
     DataCard,
     EvalItem,
     EvalScore,
-    Headline,
     ItemSet,
     JobContext,
     Layout,
@@ -69,6 +66,28 @@ from shredfold.tasks.base import (
     fill,
 )
 from shredfold.tasks.manifest import ManifestRow
+from shredfold.tasks.metric import (
+    ERRORS,
+    ITEMS,
+    LATENCY_DIGITS,
+    Board,
+    Breakdown,
+    Eq,
+    Field,
+    Headline,
+    IsNull,
+    Metric,
+    Ratio,
+    Split,
+    count,
+    distinct,
+    field_names,
+    metrics_in,
+    quantile,
+    row_type,
+    row_values,
+    total,
+)
 from shredfold.tasks.registry import register
 
 
@@ -95,7 +114,9 @@ class ShredItem(BaseModel):
         return self.doc.lang
 
 
-class ShredRow(Row):
+class ShredKeys(Row):
+    """What names a ShredBench row's item (the row's first columns)."""
+
     item: str
     doc_id: str
     model: str
@@ -106,21 +127,13 @@ class ShredRow(Row):
     kind: str
     lang: str
     protocol: str
-    ned: float
-    ned_raw: float
-    bleu: float
-    rouge_l: float
-    teds: float
-    teds_s: float
-    # Failure diagnostics (shredfold.shred.diagnostics); empty where undefined.
-    omission: float | None = None
-    omission_small: float | None = None
-    omission_large: float | None = None
-    hallucination: float | None = None
-    order_tau: float | None = None
-    cut_words: int | None = None
-    cut_word_recovery: float | None = None
-    piece_omission: str | None = None  # JSON: per piece (polygon order) area share, chars, omission
+
+    arrow_types: ClassVar[dict[str, str]] = {"granularity": "int32"}
+
+
+class ShredTail(BaseModel):
+    """How a ShredBench answer was scored, what it cost, whether it failed (the last columns)."""
+
     signature: str
     truncated: bool  # the answer was cut to bound a metric's cost (see shredfold.limits)
     truncation: str  # what was cut ("" when nothing)
@@ -132,7 +145,47 @@ class ShredRow(Row):
     error: str | None
     response: str | None
 
-    arrow_types: ClassVar[dict[str, str]] = {"granularity": "int32", "cut_words": "int32"}
+
+TABLE_ROWS = Eq("kind", "table")
+NED = Metric.score("ned", lower_is_better=True)
+NED_RAW = Metric.score("ned_raw", lower_is_better=True)
+ERROR_RATE = Metric("error_rate", Ratio(count("error"), count()))
+# What :func:`score_text` returns for every answer, and the items' and errors' counts.
+SCORES = (
+    ITEMS, ERRORS, ERROR_RATE, NED, NED_RAW, Metric.score("bleu"), Metric.score("rouge_l"),
+    Metric.score("teds", float, TABLE_ROWS), Metric.score("teds_s", float, TABLE_ROWS),
+)  # fmt: skip
+# The failure diagnostics (shredfold.shred.diagnostics, ``Diagnosis.columns``), empty where
+# undefined (no answer, no cut word; an empty value is left out of its mean).
+DIAGNOSED: tuple[Metric | Field, ...] = (
+    Metric.score("omission", float | None),
+    Metric.score("omission_small", float | None),
+    Metric.score("omission_large", float | None),
+    Metric.score("hallucination", float | None),
+    Metric.score("order_tau", float | None),
+    Field("cut_words", int | None, arrow="int32"),
+    Metric.score("cut_word_recovery", float | None),
+    Field("piece_omission", str | None),  # JSON: per piece (polygon order) area share, chars, omission
+)
+DIAGNOSTICS = metrics_in(DIAGNOSED)
+# Latency over every answered item, cached or not: a stored answer keeps the latency it was
+# measured with, so the columns do not depend on which run (or retry attempt) paid for it,
+# and re-scoring from stored responses reproduces them exactly. Cost is what the answers cost.
+COST = (
+    Metric("input_tokens", total("input_tokens"), digits=None),
+    Metric("output_tokens", total("output_tokens"), digits=None),
+    Metric("cost_usd", total("cost_usd")),
+    Metric("latency_p50_s", quantile("latency_s", 0.5, IsNull("error")), digits=LATENCY_DIGITS),
+    Metric("latency_p95_s", quantile("latency_s", 0.95, IsNull("error")), digits=LATENCY_DIGITS),
+)
+# One protocol per plan; named so that two leaderboards are never compared blind.
+PROTOCOL = Metric("protocol", distinct("protocol"), digits=None)
+
+ShredRow = row_type("ShredRow", ShredKeys, (*SCORES, *DIAGNOSED), ShredTail, __name__,
+                    "One answer to a ShredBench sample: its keys, scores and diagnostics, cost.")  # fmt: skip
+
+# The unit of resampling: a document, with its variants at every N.
+DOCUMENT = ("domain", "doc_id")
 
 
 def diagnose_answer(pred: str, item: ShredItem, hidden: Mapping[str, Any], layout: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -197,49 +250,6 @@ def score_text(
         [f"protocol:{'paper' if paper else 'shredfold'}", str(scores["signature"]), RAW_NED_SIGNATURE]
     )
     return scores
-
-
-_METRICS = f"""
-    count(*) AS items,
-    count(error) AS errors,
-    round(count(error) / count(*), {DIGITS}) AS error_rate,
-    round(avg(ned), {DIGITS}) AS ned,
-    round(avg(ned_raw), {DIGITS}) AS ned_raw,
-    round(avg(bleu), {DIGITS}) AS bleu,
-    round(avg(rouge_l), {DIGITS}) AS rouge_l,
-    round(avg(teds) FILTER (WHERE kind = 'table'), {DIGITS}) AS teds,
-    round(avg(teds_s) FILTER (WHERE kind = 'table'), {DIGITS}) AS teds_s
-"""
-
-# Means of the failure diagnostics (breakdown only): empty values (no answer, no cut word)
-# are left out of their mean.
-_DIAGNOSTICS = f"""
-    round(avg(omission), {DIGITS}) AS omission,
-    round(avg(omission_small), {DIGITS}) AS omission_small,
-    round(avg(omission_large), {DIGITS}) AS omission_large,
-    round(avg(hallucination), {DIGITS}) AS hallucination,
-    round(avg(order_tau), {DIGITS}) AS order_tau,
-    round(avg(cut_word_recovery), {DIGITS}) AS cut_word_recovery
-"""
-
-# Latency over every answered item, cached or not: a stored answer keeps the latency it was
-# measured with, so the columns do not depend on which run (or retry attempt) paid for it,
-# and re-scoring from stored responses reproduces them exactly. Cost is what the answers cost.
-_COST = f"""
-    sum(input_tokens) AS input_tokens,
-    sum(output_tokens) AS output_tokens,
-    round(sum(cost_usd), {DIGITS}) AS cost_usd,
-    round(quantile_cont(latency_s, 0.5) FILTER (WHERE error IS NULL), 3) AS latency_p50_s,
-    round(quantile_cont(latency_s, 0.95) FILTER (WHERE error IS NULL), 3) AS latency_p95_s
-"""
-
-
-# The unit of resampling: a document, with its variants at every N.
-_DOCUMENT = "domain || '/' || doc_id"
-
-
-def _split(sql: str) -> tuple[str, ...]:
-    return tuple(c.strip() for c in sql.strip().split(",\n"))
 
 
 def protocol(spec: ResolvedSpec) -> str:
@@ -336,17 +346,13 @@ class ShredTask:
     query_stage = Stage("query", 1)
     # 5: ned_raw against the truth in the format the prompt asked (a table's HTML, ours)
     score_stage = Stage("score", 5)
-    headlines = (
-        Headline("ned", "ned", _DOCUMENT, lower_is_better=True),
-        Headline("bleu", "bleu", _DOCUMENT),
-        Headline("rouge_l", "rouge_l", _DOCUMENT),
-        Headline("teds", "teds", _DOCUMENT, where="kind = 'table'"),
-    )
-    breakdown = Breakdown(
-        file="breakdown.csv",
-        keys=("domain", "granularity"),
-        columns=(*_split(_METRICS), *_split(_DIAGNOSTICS), *_split(_COST)),
-    )
+    board = Board(
+        columns=(*SCORES, Split(NED, "granularity", "_n{}", label="n"),
+                 Split(NED_RAW, "granularity", "_n{}", label="n"), *COST, PROTOCOL),
+        rank=(NED,),
+    )  # fmt: skip
+    breakdown = Breakdown("breakdown.csv", ("domain", "granularity"), (*SCORES, *DIAGNOSTICS, *COST))
+    headlines = tuple(Headline(m, DOCUMENT) for m in ("ned", "bleu", "rouge_l", "teds"))
 
     # ------------------------------------------------------------ items
 
@@ -544,12 +550,7 @@ class ShredTask:
                     kind=item.kind,
                     lang=item.lang,
                     protocol="paper" if paper else "shredfold",
-                    ned=scores["ned"],
-                    ned_raw=scores["ned_raw"],
-                    bleu=scores["bleu"],
-                    rouge_l=scores["rouge_l"],
-                    teds=scores["teds"],
-                    teds_s=scores["teds_s"],
+                    **row_values(SCORES, scores),
                     **diagnostics,
                     signature=scores["signature"],
                     truncated=scores["truncated"],
@@ -582,22 +583,6 @@ class ShredTask:
         out["diagnostics"] = f"diagnostics-v{DIAGNOSTICS_VERSION}"
         out["prompt"] = PROMPT_VERSION
         return out
-
-    # ------------------------------------------------------------ aggregate
-
-    def leaderboard(self, item_sets: Sequence[ItemSet]) -> tuple[list[str], list[str]]:
-        grans = sorted({int(s.labels["n"]) for s in item_sets})
-        per_n = [
-            f"round(avg({m}) FILTER (WHERE granularity = {n}), {DIGITS}) AS {m}_n{n}"
-            for m in ("ned", "ned_raw")
-            for n in grans
-        ]
-        # One protocol per plan; named so that two leaderboards are never compared blind.
-        protocol = ["string_agg(DISTINCT protocol, ',') AS protocol"]
-        return [*_split(_METRICS), *per_n, *_split(_COST), *protocol], []
-
-    def sort_columns(self) -> list[str]:
-        return ["ned"]
 
     # ------------------------------------------------------------ export (a data set)
 
@@ -692,6 +677,6 @@ class ShredTask:
     def eval_score(self, facts: Mapping[str, Any], answer: str) -> EvalScore:
         paper = facts["protocol"] == "paper"
         scores = score_text(answer, facts["truth"], facts["truth_html"], facts["kind"], facts["lang"], paper)
-        values = {m: float(scores[m]) for m in ("ned", "ned_raw", "bleu", "rouge_l", "teds", "teds_s")}
+        values = {m: float(scores[m]) for m in field_names(SCORES)}
         meta = {"signature": scores["signature"], "truncated": scores["truncated"], "truncation": scores["truncation"]}
         return EvalScore(values, answer, meta)

@@ -47,7 +47,6 @@ import shutil
 import sys
 import tarfile
 import tempfile
-import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from importlib import metadata
@@ -60,7 +59,7 @@ from shredfold.calls import RESPONSE_STAGE
 from shredfold.models.envelope import ENVELOPE
 from shredfold.plan import REDONE, Plan, plan_document, spec_document
 from shredfold.store import MANIFEST as OBJECT_MANIFEST
-from shredfold.store import Store, canonical_json, sha256_bytes
+from shredfold.store import Store, canonical_json, sha256_bytes, staged_folder
 from shredfold.tasks.base import Cell, JobContext, Row
 from shredfold.tasks.manifest import ManifestError, ManifestRow, QueryManifest, read_manifest
 from shredfold.tasks.registry import get as get_task
@@ -567,9 +566,7 @@ def write_archive(contents: Contents, out: Path) -> None:
 
 def write_folder(contents: Contents, out: Path) -> None:
     """The release as a folder, built beside ``out`` and renamed into place."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.parent / f".{out.name}.tmp-{uuid.uuid4().hex[:8]}"
-    try:
+    with staged_folder(out, swap_out=out.exists()) as tmp:
         for rel in contents.names():
             target = tmp / rel
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -577,16 +574,6 @@ def write_folder(contents: Contents, out: Path) -> None:
                 target.write_bytes(contents.data[rel])
             else:
                 shutil.copyfile(contents.files[rel], target)
-        if out.exists():
-            old = out.parent / f".{out.name}.old-{uuid.uuid4().hex[:8]}"
-            os.rename(out, old)
-            os.rename(tmp, out)
-            shutil.rmtree(old)
-        else:
-            os.rename(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
 
 
 @dataclass(frozen=True)

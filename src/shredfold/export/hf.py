@@ -21,8 +21,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
-import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -32,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from shredfold.export.card import card_text
 from shredfold.export.rows import TaskTables, build_missing, exported_tables, table_rows
 from shredfold.plan import Plan
-from shredfold.store import sha256_bytes, sha256_file
+from shredfold.store import sha256_bytes, sha256_file, staged_folder
 from shredfold.tasks.base import Column, DataCard, Table
 
 if TYPE_CHECKING:
@@ -277,10 +275,7 @@ def export_hf(plan: Plan, store: Any, out: str | os.PathLike[str], *, spec_text:
     if not tasks:
         raise ExportError(f"{plan.spec.path}: the spec has no items to export")
     built = build_missing(plan, store, tasks) if build else {}
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.parent / f".{target.name}.tmp-{uuid.uuid4().hex[:8]}"
-    try:
-        tmp.mkdir()
+    with staged_folder(target, swap_out=target.exists()) as tmp:
         splits: list[SplitWritten] = []
         cards: list[tuple[Table, DataCard, datasets.Features]] = []
         for t in tasks:
@@ -295,14 +290,4 @@ def export_hf(plan: Plan, store: Any, out: str | os.PathLike[str], *, spec_text:
         prov = provenance(plan, spec_text, tasks, splits, files)
         (tmp / CARD).write_text(card_text(prov, cards, splits), encoding="utf-8")
         (tmp / PROVENANCE).write_bytes(json.dumps(prov, indent=1, ensure_ascii=False, sort_keys=True).encode() + b"\n")
-        if target.exists():
-            old = target.parent / f".{target.name}.old-{uuid.uuid4().hex[:8]}"
-            os.rename(target, old)
-            os.rename(tmp, target)
-            shutil.rmtree(old)
-        else:
-            os.rename(tmp, target)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return ExportReport(target, splits, built)

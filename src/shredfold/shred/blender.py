@@ -56,6 +56,7 @@ the bpy wheel's version enters the key.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import math
 import os
@@ -63,6 +64,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import cv2
@@ -93,6 +95,17 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
+
+
+def _with_bpy(module: str) -> ModuleType:
+    """A module of the Blender scenes, or one line saying how to get bpy."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise RuntimeError(
+            "blender mode needs the bpy module (pinned in pyproject.toml; "
+            f"`bash scripts/setup.sh` installs it): {exc}"
+        ) from exc
 
 
 # ------------------------------------------------------------------ colour
@@ -291,13 +304,7 @@ class BlenderSynthesizer(Compositing):
         azimuth = s.light_azimuth
         if azimuth is None:
             azimuth = round(float(rng.uniform(0.0, 360.0)), 6)
-        try:
-            from shredfold.shred.blender_scene import scene
-        except ImportError as exc:
-            raise RuntimeError(
-                "blender mode needs the bpy module (pinned in pyproject.toml; "
-                f"`bash scripts/setup.sh` installs it): {exc}"
-            ) from exc
+        scene = _with_bpy("shredfold.shred.blender_scene").scene
         with _lock:
             sc = scene()
             sc.configure(s, azimuth, _threads())
@@ -319,13 +326,7 @@ class BlenderSynthesizer(Compositing):
         scrap is cut out of it, and :meth:`table_top` returns the frame itself."""
         from shredfold.shred.blender_paper import render_frame, scrap_of
 
-        try:
-            import shredfold.shred.blender_paper_scene  # noqa: F401  (bpy, before the lock)
-        except ImportError as exc:
-            raise RuntimeError(
-                "blender mode needs the bpy module (pinned in pyproject.toml; "
-                f"`bash scripts/setup.sh` installs it): {exc}"
-            ) from exc
+        _with_bpy("shredfold.shred.blender_paper_scene")  # bpy loads before the lock
         with _lock:
             frame = render_frame(pieces, rng, self.settings.quality(), _threads())
         out = [scrap_of(frame, k) for k in range(len(pieces))]

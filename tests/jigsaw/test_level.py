@@ -91,3 +91,34 @@ def test_rigid_turns_match_quarter_turns() -> None:
     assert np.allclose(q[:2, :2] @ q[:2, :2].T, np.eye(2))
     assert np.isclose(np.degrees(np.arctan2(q[1, 0], q[0, 0])) % 360, 270.0)
     assert np.allclose(rigid(0.0)[:2, :2], np.eye(2))
+
+
+def test_a_column_of_figures_levelled_on_its_side_is_settled_by_reading_it() -> None:
+    # A scrap of a table holding one column of figures: its column is peakier than any
+    # of its short rows, so the ink alone levels it on its side.
+    from PIL import Image, ImageDraw, ImageFont
+
+    from shredfold.jigsaw.level import drawing, settled
+    from shredfold.models.builtin.ocr import reader
+    from shredfold.models.builtin.ocr.orient import level_confidence
+    from shredfold.shred.fonts import DEJAVU_DIR
+
+    figures = ["78.2", "76.6", "76.7", "75.3", "73.4", "72.2"]
+    font = ImageFont.truetype(str(DEJAVU_DIR / "DejaVuSerif.ttf"), 22)
+    im = Image.new("RGB", (150, 360), PAPER)
+    draw = ImageDraw.Draw(im)
+    for r, text in enumerate(figures):
+        draw.text((40, 30 + 52 * r), text, font=font, fill=(17, 17, 17))
+    lv = level(scrap(np.asarray(im), 8.0), 0)
+
+    def read(levelled: Levelled) -> str:
+        return " ".join(ln.text for ln in reader.read_lines(Image.fromarray(drawing(levelled, 2.0))))
+
+    assert not any(f in read(lv) for f in figures)  # on its side: read as nothing
+    up = settled(lv, level_confidence, 2.0)
+    assert up.quarter == 0 and not up.across
+    # Level now, either way up (the half turn is settled later, on the assembled page).
+    got = read(up) + " | " + read(up.turned(2))
+    assert sum(f in got for f in figures) >= 4, got
+    # Turned a quarter from the levelling: its pose is the levelled one turned.
+    assert np.allclose(up.pose, turn_from_level(lv, 1) @ lv.pose)

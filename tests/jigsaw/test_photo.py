@@ -45,8 +45,14 @@ def test_curled_scraps_on_grey_are_cut_out_bulges_and_all(latin: Page) -> None:
     assert min(iou for _, iou in found) >= 0.95, found
 
 
-def test_two_scraps_whose_curled_rims_touch_are_told_apart() -> None:
-    rgb = np.full((400, 700, 3), 150, np.uint8)
+@pytest.mark.parametrize(("table", "ink"), [
+    (150, 95),  # dark type on a mid-grey table
+    # Small grey type (code on its tinted block, photographed and reduced) on a darker
+    # grey: lighter than the photo-wide ink level, dark only against its own paper.
+    (90, 180),
+])
+def test_two_scraps_whose_curled_rims_touch_are_told_apart(table: int, ink: int) -> None:
+    rgb = np.full((400, 700, 3), table, np.uint8)
     left = np.array([[40, 60], [330, 90], [300, 330], [60, 300]], np.int32)
     right = np.array([[360, 40], [660, 70], [640, 340], [380, 310]], np.int32)
     truth = []
@@ -64,7 +70,7 @@ def test_two_scraps_whose_curled_rims_touch_are_told_apart() -> None:
             row = m[y] & (np.arange(rgb.shape[1]) % 9 < 5)
             row[: xs.min() + 25] = False
             row[xs.max() - 25 :] = False
-            rgb[y : y + 6][:, row] = (95, 95, 95)
+            rgb[y : y + 6][:, row] = ink
     noise = np.random.default_rng(0).normal(0, 2.0, rgb.shape)  # a photograph's grain
     segs = segment(np.clip(rgb + noise, 0, 255).astype(np.uint8))
     assert len(segs) == 2

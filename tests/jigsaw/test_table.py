@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from shredfold.corpus.document import Document
@@ -145,3 +146,38 @@ def test_a_faint_line_alone_is_no_rule() -> None:
     creased = rgb.copy()
     creased[y0 : y0 + lay.row_y[-1], x - 1 : x + 2] = 185
     assert table_html(creased, words) == table_html(rgb, words)
+
+
+def _photographed(rgb: np.ndarray) -> np.ndarray:
+    """The page as a photograph of the authors' scene shows it: 1 px #999 rules reduced to
+    a few grey levels under the off-white paper, the ink left dark, a little blur."""
+    from shredfold.jigsaw.table import grid
+
+    _, _, horiz, vert = grid(rgb)
+    out = rgb.astype(np.float32)
+    paper = out.mean(axis=2) > 200
+    out[paper] = 241.0
+    out[(horiz | vert) & ~paper] = 233.0
+    return np.clip(cv2.GaussianBlur(out, (0, 0), 0.7), 0, 255).astype(np.uint8)
+
+
+def test_faint_photographed_rules_still_bound_the_cells() -> None:
+    from shredfold.jigsaw.table import grid
+
+    rgb, words = _page_and_words()
+    faint = _photographed(rgb)
+    ys, xs, _, _ = grid(faint)
+    assert (len(ys), len(xs)) == (len(grid(rgb)[0]), len(grid(rgb)[1]))
+    assert table_text(table_html(faint, words)) == table_text(TABLE)
+
+
+def test_the_shaded_rim_of_a_drawn_scrap_is_no_rule() -> None:
+    from shredfold.jigsaw.table import grid
+
+    # Paper drawn on white, its rim a little darker (a curled edge's shading): as faint as
+    # a photographed rule, but with white on one side.
+    rgb = np.full((500, 700, 3), 255, np.uint8)
+    rgb[50:450, 50:650] = 228
+    rgb[53:447, 53:647] = 241
+    ys, xs, _, _ = grid(cv2.GaussianBlur(rgb, (0, 0), 0.7))
+    assert ys == [] and xs == []

@@ -30,7 +30,7 @@ OCR = {
 IDENTITIES = {
     "oracle": {"adapter": "oracle", "version": 1},
     "ocr-islands": {"adapter": "ocr-islands", "version": 12, "ocr": OCR, "images": PIECES},
-    "jigsaw-ocr": {"adapter": "jigsaw-ocr", "version": 15, "ocr": OCR, "images": PIECES},
+    "jigsaw-ocr": {"adapter": "jigsaw-ocr", "version": 16, "ocr": OCR, "images": PIECES},
     "origami-oracle": {"adapter": "origami-oracle", "version": 2},
     "origami-random": {"adapter": "origami-random", "version": 2},
     "origami-search": {"adapter": "origami-search", "version": 3},
@@ -51,12 +51,13 @@ IDENTITIES = {
 # (and jigsaw-ocr's scraps could join a quarter turn round); jigsaw-ocr 13 and ocr-islands 11
 # when the OCR's ink level was measured on the ink only; jigsaw-ocr 14 and ocr-islands 12
 # when a line wrapped after a hyphen was joined to the next without a space; jigsaw-ocr 15
-# when a cluster read as nothing was read at the quarter turn that reads most; origami-search
+# when a cluster read as nothing was read at the quarter turn that reads most; jigsaw-ocr 16
+# when each photographed scrap's quarter turn was settled by reading it; origami-search
 # 3 when its full-step plans came from a library of outlines (and one plan per target).
 KEYS = {
     "oracle": "3b0ead42888ab46ab45210dccfc87e959b05e68e701a7369fcf626e2fa76acf0",
     "ocr-islands": "8401532dbbfe1dba840f25409b74178f8c47c872ee4617096c0bb2473ac8ade4",
-    "jigsaw-ocr": "c244b9353d8b48fa0d5183e8ef70e4c763b35af9a1ba9dbe0d7d8ec3ca00ccb9",
+    "jigsaw-ocr": "015a17dd2cfd8b35c24803ca94c40e790705a8c14343250c42e78373845f0524",
     "origami-oracle": "9a48eba6abfe42921b8130451aedb9ef30e1e26cf8800725fc45a72786578bb9",
     "origami-random": "5835064fb40072d4f378c185c31714a0f8af8a47e61e953f265f5cd26d99a61d",
     "origami-search": "d9696b3a97bd2190da24b4c05f141eb4c6834ba34c171e32472f1a68ccb92080",

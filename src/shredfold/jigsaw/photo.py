@@ -21,7 +21,7 @@ import numpy as np
 
 from shredfold.jigsaw.assemble import PieceShape
 from shredfold.jigsaw.contour import load_scrap, paper_outline
-from shredfold.jigsaw.level import Levelled, level, line_pitch
+from shredfold.jigsaw.level import Confidence, Levelled, level, line_pitch, settled
 from shredfold.jigsaw.place import place
 from shredfold.jigsaw.seam import Seam, seams
 from shredfold.jigsaw.solve import Cluster, Solution
@@ -77,12 +77,18 @@ def all_seams(flat: Sequence[Levelled], pitch: float) -> list[Seam]:
     return found
 
 
-def solve_photo(scraps: Sequence[np.ndarray]) -> Solution:
+def solve_photo(scraps: Sequence[np.ndarray], confidence: Confidence | None = None) -> Solution:
     """Clusters of the scraps (RGBA, cut out of one photograph) from their text lines and
     straight edges; each cluster's poses take its scraps' pixels to a frame in which its
-    text runs level, upright or upside down (the reader settles which)."""
+    text runs level, upright or upside down (the reader settles which). With
+    ``confidence`` (a recogniser's), each scrap's quarter turn is first settled by reading
+    it (:func:`shredfold.jigsaw.level.settled`)."""
     flat = [level(rgba, k) for k, rgba in enumerate(scraps)]
     pitch = line_pitch([lv.ink for lv in flat]) or DEFAULT_PITCH
+    if confidence is not None:
+        flat = [settled(lv, confidence, _read_scale(pitch)) for lv in flat]
+        # Scraps levelled on their side showed their columns as lines.
+        pitch = line_pitch([lv.ink for lv in flat]) or DEFAULT_PITCH
     placed = place(flat, all_seams(flat, pitch))
     loaded = [load_scrap(rgba) for rgba in scraps]
     shapes = [PieceShape(sc.outline, []) for sc in loaded]

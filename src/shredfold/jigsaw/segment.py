@@ -30,6 +30,7 @@ from PIL import Image
 from scipy import ndimage
 
 from shredfold.jigsaw.edge import disk, edge_alpha
+from shredfold.jigsaw.level import ink_darkness
 from shredfold.jigsaw.scale import enlarge, enlargement
 from shredfold.jigsaw.tabletop import classify
 
@@ -48,7 +49,8 @@ NECK_MIN = 3.0  # px: the narrowest neck radius tried between two touching scrap
 NECK_GROWTH = 1.4  # ... growing by this factor ...
 NECK_SHARE = 0.25  # ... up to this share of the region's thickest point
 NECK_PART_SHARE = 0.04  # of the region: the least a part split off must hold ...
-NECK_INK = 100  # ... and this many ink pixels
+NECK_INK = 100  # ... and this many ink pixels ...
+NECK_INK_LEVEL = 0.25  # ... each at least this dark against the paper around it
 
 
 @dataclass(frozen=True)
@@ -222,8 +224,10 @@ def _parts(region: np.ndarray, ink: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def split_necks(labels: np.ndarray, keep: np.ndarray, ink: np.ndarray) -> np.ndarray:
-    """Regions of ``labels`` split at necks (:func:`_parts`), in place; the labels kept."""
+def split_necks(labels: np.ndarray, keep: np.ndarray, ink: np.ndarray,
+                rgb: np.ndarray | None = None) -> np.ndarray:
+    """Regions of ``labels`` split at necks (:func:`_parts`), in place; the labels kept.
+    With ``rgb``, ink also counts where it is dark only against the paper around it."""
     out = []
     queue = list(keep)
     next_label = int(labels.max()) + 1
@@ -234,7 +238,13 @@ def split_necks(labels: np.ndarray, keep: np.ndarray, ink: np.ndarray) -> np.nda
         # Ink the table's colour (grey text on a grey table) is still a hole in its
         # scrap here: holes count as ink.
         region = fill_holes(own)
-        parts = _parts(region, (ink[sl] | ~own) & region)
+        marks = ink[sl] | ~own
+        if rgb is not None:
+            # Small grey type (code on a tinted block, photographed and reduced) is lighter
+            # than the photo-wide ink level: a scrap of it would hold no ink and never be
+            # split off a neighbour its rim touches (a paper-style code page, N = 8).
+            marks |= ink_darkness(rgb[sl], own.astype(np.float32)) >= NECK_INK_LEVEL
+        parts = _parts(region, marks & region)
         if parts is None:
             out.append(lab)
             continue
@@ -283,7 +293,7 @@ def segment(rgb: np.ndarray) -> list[Segment]:
     wide = cv2.morphologyEx(tablish, cv2.MORPH_OPEN, disk(min(WIDE * radius, RADIUS_WIDE)),
                             borderType=cv2.BORDER_REPLICATE).astype(bool)
     _adopt(labels, table & ~wide & (labels == 0), areas, ink)
-    keep = split_necks(labels, keep, ink)
+    keep = split_necks(labels, keep, ink, rgb)
     objects = ndimage.find_objects(labels)
     out = []
     for lab in keep:

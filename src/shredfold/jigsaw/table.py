@@ -24,6 +24,15 @@ RULE_COVER = 0.6  # share of a boundary that must be ruled to separate two units
 DARK = 150  # grey level below which a pixel is ink
 FAINT = 200  # ... and below which it is faint ink (a rule lightened by shading)
 HEAD_WASH = 0.96  # a header row's paper is at most this bright relative to the body's
+# Faint rules (a 1 px #999 border photographed and reduced: ~5-10 grey levels under the
+# paper): a pixel is on one where it is this much darker than the paper RIDGE_SIDE px to
+# either side across the rule, and not dark enough to be ink (DARK) ...
+RIDGE_DEPTH = 2.0
+RIDGE_SIDE = 3
+# ... and a run of RULE_RUN px is a rule where this share of it is (letters' strokes, which
+# also stand out from the paper beside them, cover far less of a run).
+RIDGE_SHARE = 0.6
+PAPER_MAX = 252  # grey: brighter is the white a cluster is drawn on, not paper
 
 
 def _positions(profile: np.ndarray, min_count: float) -> list[int]:
@@ -65,6 +74,24 @@ def _continued(gray: np.ndarray, thicken: tuple[int, int], direction: tuple[int,
     return keep[labels].astype(np.uint8)
 
 
+def _faint(gray: np.ndarray, direction: tuple[int, int]) -> np.ndarray:
+    """Pixels on faint rules along ``direction`` ((1, 0): horizontal): thin lines a little
+    darker than the paper on both sides, for at least RIDGE_SHARE of a run of RULE_RUN."""
+    g = gray.astype(np.float32) if direction == (1, 0) else gray.astype(np.float32).T
+    soft = cv2.GaussianBlur(g, (0, 0), 0.8)
+    pad = np.pad(soft, ((RIDGE_SIDE, RIDGE_SIDE), (0, 0)), mode="edge")
+    sides = np.minimum(pad[: -2 * RIDGE_SIDE], pad[2 * RIDGE_SIDE :])
+    # Paper all round: the shaded rim of a drawn scrap next to the white it is drawn on
+    # is no rule.
+    white = cv2.dilate((g > PAPER_MAX).astype(np.uint8), np.ones((2 * RIDGE_SIDE + 5,) * 2, np.uint8))
+    on = ((sides - soft >= RIDGE_DEPTH) & (g >= DARK) & (white == 0)).astype(np.float32)
+    share = cv2.blur(on, (RULE_RUN, 1), borderType=cv2.BORDER_CONSTANT)
+    # A run centred on the rule covers it to its ends; a rule drawn over two rows counts once.
+    runs = cv2.dilate((share >= RIDGE_SHARE).astype(np.uint8), np.ones((1, RULE_RUN), np.uint8))
+    runs &= cv2.dilate(on.astype(np.uint8), np.ones((3, 1), np.uint8))
+    return runs if direction == (1, 0) else np.ascontiguousarray(runs.T)
+
+
 def grid(rgb: np.ndarray) -> tuple[list[int], list[int], np.ndarray, np.ndarray]:
     gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
     # Reassembled scraps sit a pixel or two off each other, and on a photograph the seams
@@ -78,8 +105,12 @@ def grid(rgb: np.ndarray) -> tuple[list[int], list[int], np.ndarray, np.ndarray]
     # (greys up to ~200 where the rule is ~100 elsewhere), breaking it into pieces too short
     # to count. Runs are also found in the fainter ink, but kept only where they continue
     # a run of the dark ink, so shading alone never makes a rule.
-    horiz = _continued(gray, (across, 1), (1, 0))
-    vert = _continued(gray, (1, across), (0, 1))
+    # A photographed 1 px rule may be only a few grey levels under the paper: found as a
+    # ridge (:func:`_faint`) and bridged across seams as the dark ones are.
+    horiz = _continued(gray, (across, 1), (1, 0)) | _runs(
+        cv2.dilate(_faint(gray, (1, 0)), np.ones((across, 1), np.uint8)), (1, 0))
+    vert = _continued(gray, (1, across), (0, 1)) | _runs(
+        cv2.dilate(_faint(gray, (0, 1)), np.ones((1, across), np.uint8)), (0, 1))
     ys = _positions(horiz.sum(axis=1), RULE_RUN * 2)
     xs = _positions(vert.sum(axis=0), RULE_RUN * 2)
     return ys, xs, horiz.astype(bool), vert.astype(bool)

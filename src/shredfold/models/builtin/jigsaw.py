@@ -18,7 +18,8 @@ from shredfold.prompts.shred import kind_of_template
 from shredfold.spec import ModelConfig
 
 # Bump when an answer changes. 15: a cluster read as nothing is read the quarter turn reading most
-VERSION = 15
+# characters. 16: each scrap of a photograph has its quarter turn settled by reading it.
+VERSION = 16
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))
@@ -38,7 +39,7 @@ class JigsawOcr(AdapterBase):
         from shredfold.jigsaw.segment import enlarged
         from shredfold.jigsaw.solve import solve
         from shredfold.models.builtin.ocr import reader as ocr
-        from shredfold.models.builtin.ocr.orient import quarter_turn
+        from shredfold.models.builtin.ocr.orient import level_confidence, quarter_turn
         from shredfold.models.builtin.request_images import request_scraps
 
         # The paper's protocol tells no kind: the page is written as the Markdown it shows.
@@ -51,7 +52,7 @@ class JigsawOcr(AdapterBase):
             raise ModelCallError("jigsaw-ocr: no scraps found in the request's images")
         reader, code_reader = ocr.read_lines, None
         if all(s is not None for s in source) and straight_share(images) >= STRAIGHT_SHARE:
-            solution = solve_photo(images)
+            solution = solve_photo(images, level_confidence)
             # Serif prose of a photograph reads best in grey (see read_lines); monospace
             # code binarized: in grey, its lone "}" reads as "了", "0" as "θ", ")" as "）".
             reader, code_reader = partial(ocr.read_lines, binarize=False), ocr.read_lines

@@ -118,6 +118,12 @@ def quarter_turn(rgb: np.ndarray) -> int:
     return _most_confident_reading(rgb)
 
 
+def level_confidence(rgb: np.ndarray) -> float:
+    """How confidently the inkiest patch of ``rgb`` reads with its lines running across
+    it, either way up (:func:`reader.half_turn_scores`; 0 where its lines run up it)."""
+    return max(reader.half_turn_scores(Image.fromarray(probe(rgb))))
+
+
 def _most_confident_reading(rgb: np.ndarray) -> int:
     scores = [_confidence(probe(np.ascontiguousarray(np.rot90(rgb, k)))) for k in range(4)]
     k = int(np.argmax(scores))

@@ -17,7 +17,7 @@ less so. The load average is printed next to every figure.
 OCR: each document becomes a sample in flat and in blender mode (same render settings,
 seed, N, max_rotation): N = 1 upright (readability alone) and N = 8 at the default
 rotation (the benchmark's setting); the OCR baseline (``ocr-islands``: turn each scrap
-upright, read it with :func:`shredfold.models.builtin.ocr.reader.read_text`, concatenate in
+upright, read it with :func:`shredfold.shred.ocr.reader.read_text`, concatenate in
 presented order) is scored with
 :func:`shredfold.metrics.text.ned` against the truth.
 """
@@ -117,8 +117,8 @@ def ocr_ned(docs: list[tuple[str, int]], configs: list[tuple[int, float]], prese
 
     from shredfold.corpus.document import domain_kind
     from shredfold.metrics.text import ned
-    from shredfold.models.builtin.ocr import reader as ocr
-    from shredfold.models.builtin.ocr.orient import upright
+    from shredfold.shred.ocr import reader as ocr
+    from shredfold.shred.ocr.orient import upright
     from shredfold.shred.sample import load_public, load_truth, make_sample
 
     rows: dict[tuple[int, float], dict[str, list[float]]] = {}

@@ -37,9 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from jigsaw_eval import generate  # noqa: E402
 
 from shredfold.corpus.document import DOMAINS, domain_kind  # noqa: E402
-from shredfold.jigsaw.scoring import composite_masks  # noqa: E402
-from shredfold.jigsaw.segment import decode_photo, segment  # noqa: E402
 from shredfold.shred.sample import load_hidden, load_public, load_truth  # noqa: E402
+from shredfold.shred.solvers.jigsaw.scoring import composite_masks  # noqa: E402
+from shredfold.shred.solvers.jigsaw.segment import decode_photo, segment  # noqa: E402
 
 LANGS = {"news_zh": "zh"}
 

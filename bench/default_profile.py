@@ -67,18 +67,18 @@ class _Meter:
 
 # Phases of the two models, timed where they are looked up at call time (module globals).
 PHASES = (
-    ("shredfold.jigsaw.solve", "solve"),
-    ("shredfold.jigsaw.read", "read_words"),
-    ("shredfold.models.builtin.ocr.orient", "quarter_turn"),
-    ("shredfold.models.builtin.ocr.orient", "text_angle"),
-    ("shredfold.models.builtin.ocr.reader", "read_text"),
+    ("shredfold.shred.solvers.jigsaw.solve", "solve"),
+    ("shredfold.shred.solvers.jigsaw.read", "read_words"),
+    ("shredfold.shred.ocr.orient", "quarter_turn"),
+    ("shredfold.shred.ocr.orient", "text_angle"),
+    ("shredfold.shred.ocr.reader", "read_text"),
 )
 
 
 def _instrument(meter: _Meter) -> None:
     import importlib
 
-    from shredfold.models.builtin.ocr import reader
+    from shredfold.shred.ocr import reader
 
     for module_name, name in PHASES:
         module = importlib.import_module(module_name)

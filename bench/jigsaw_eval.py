@@ -22,10 +22,10 @@ import numpy as np
 from PIL import Image
 
 from shredfold.corpus.document import DOMAINS, Document, domain_kind
-from shredfold.jigsaw.read import read
-from shredfold.jigsaw.scoring import join_correct, truth_poses
-from shredfold.jigsaw.solve import solve
 from shredfold.shred.sample import load_hidden, load_truth, make_sample
+from shredfold.shred.solvers.jigsaw.read import read
+from shredfold.shred.solvers.jigsaw.scoring import join_correct, truth_poses
+from shredfold.shred.solvers.jigsaw.solve import solve
 from shredfold.spec import RenderSettings, SynthesisSettings
 
 CORPUS = Path(__file__).resolve().parents[1] / "src" / "shredfold" / "corpus" / "builtin"
@@ -78,8 +78,8 @@ def evaluate(folder: Path, ocr_on: bool) -> dict:
     }
     if ocr_on:
         from shredfold.metrics.text import ned
-        from shredfold.models.builtin.ocr import reader as ocr
-        from shredfold.models.builtin.ocr.orient import quarter_turn
+        from shredfold.shred.ocr import reader as ocr
+        from shredfold.shred.ocr.orient import quarter_turn
 
         text = read(sol, kind, ocr.read_lines, quarter_turn).text
         row["read_s"] = time.perf_counter() - t1

@@ -34,12 +34,12 @@ import numpy as np
 def measure(folder: Path, model_id: str) -> dict:
     """One model on one stored sample: ned_raw and its cost."""
     from shredfold.corpus.document import domain_kind
-    from shredfold.jigsaw.segment import decode_photo, segment
     from shredfold.models.builtin.jigsaw import JigsawOcr
     from shredfold.models.builtin.ocr_islands import OcrIslands
     from shredfold.prompts.shred import paper_request
     from shredfold.shred.presentation import paper_image
     from shredfold.shred.sample_folder import load_public, load_truth
+    from shredfold.shred.solvers.jigsaw.segment import decode_photo, segment
     from shredfold.spec import ModelConfig
     from shredfold.tasks.shred import score_text
 

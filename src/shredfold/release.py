@@ -253,10 +253,10 @@ def environment(plan: Plan) -> dict[str, Any]:
     gives the same bytes)."""
     import platform
 
-    from shredfold.models.builtin.ocr import engine_identity
     from shredfold.numerics import settings as numerics
     from shredfold.origami import ENGINE_VERSION
     from shredfold.shred.fonts import FONTS, FontMissingError, font_hashes
+    from shredfold.shred.ocr import engine_identity
     from shredfold.shred.sample_key import SAMPLE_VERSION
 
     packages = {}

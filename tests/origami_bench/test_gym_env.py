@@ -17,10 +17,10 @@ from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import SyncVectorEnv
 
 from shredfold.origami_bench import gym_env
-from shredfold.origami_bench.agents import OrigamiRandom
 from shredfold.origami_bench.designs import procedural_designs
 from shredfold.origami_bench.env import EnvConfig, gs, run_episode, silhouette
 from shredfold.origami_bench.gym_env import ENV_ID, OrigamiFoldEnv, decode_png, resolve_target
+from shredfold.origami_bench.solvers.agents import OrigamiRandom
 from shredfold.origami_bench.targets import solve_target
 from shredfold.spec import DesignSources, ModelConfig
 

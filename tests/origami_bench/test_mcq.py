@@ -26,7 +26,7 @@ from shredfold.origami_bench.mcq import (
     read_mcq,
     write_mcq,
 )
-from shredfold.origami_bench.picker import Picture, decode, fold_fit
+from shredfold.origami_bench.solvers.picker import Picture, decode, fold_fit
 from shredfold.store import content_key
 
 SIZE = 256

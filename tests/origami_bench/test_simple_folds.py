@@ -16,8 +16,8 @@ from shredfold.origami_bench.design import Design
 from shredfold.origami_bench.designs import builtin_designs, flat_folder_design
 from shredfold.origami_bench.env import replay_actions
 from shredfold.origami_bench.flat_folder import manifest
-from shredfold.origami_bench.fold_search import Node, Scorer
 from shredfold.origami_bench.mcq import StateCache, build_mcq, plan_mcq
+from shredfold.origami_bench.solvers.fold_search import Node, Scorer
 from shredfold.origami_bench.target_picture import target_of_outline
 from shredfold.store import sha256_bytes
 

@@ -19,9 +19,9 @@ from shredfold.prompts.origami import mcq_request
 from shredfold.prompts.shred import build_request
 from shredfold.serve import ChatServer, read_log
 from shredfold.spec import ModelConfig
-from tests.origami_bench.test_picker import RIGHT_M, RIGHT_V
-from tests.origami_bench.test_picker import _door_item as door_item
-from tests.origami_bench.test_picker import _named as named_fold
+from tests.origami_bench.solvers.test_picker import RIGHT_M, RIGHT_V
+from tests.origami_bench.solvers.test_picker import _door_item as door_item
+from tests.origami_bench.solvers.test_picker import _named as named_fold
 
 if TYPE_CHECKING:
     from tests.conftest import Loopback

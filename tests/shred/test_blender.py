@@ -154,7 +154,7 @@ def test_render_a_piece_for_real(piece_and_text):
     from PIL import Image
     from rapidfuzz.distance import Levenshtein
 
-    from shredfold.models.builtin.ocr import reader as ocr
+    from shredfold.shred.ocr import reader as ocr
     from shredfold.shred.synth import get_synthesizer
 
     pieces = piece_and_text

@@ -202,7 +202,7 @@ def test_the_ocr_reads_a_scrap_as_well_as_the_flat_piece():
     from PIL import Image
     from rapidfuzz.distance import Levenshtein
 
-    from shredfold.models.builtin.ocr import reader as ocr
+    from shredfold.shred.ocr import reader as ocr
     from shredfold.shred.sample import build_sample
     from tests.shred.paper_scene_cases import paper_synth
 

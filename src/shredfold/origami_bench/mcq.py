@@ -24,7 +24,7 @@ from shredfold.store import Readable, content_key, readable
 if TYPE_CHECKING:
     from shredfold.origami import FoldState
     from shredfold.origami_bench.crease_order import OrderBook
-    from shredfold.origami_bench.picker import Picture
+    from shredfold.origami_bench.solvers.picker import Picture
 
 # The gate on what a model sees: two pictures of an item count as different when at least
 # MIN_DIFFERENT_SHARE of their pixels differ by more than PIXEL_TOLERANCE in some channel.
@@ -216,7 +216,7 @@ def step_of(spec: McqSpec, cache: StateCache) -> dict[str, object]:
 def build_mcq(spec: McqSpec, designs: Sequence[Design], size: int, cache: StateCache) -> McqItem:
     from shredfold.origami import FoldState, fold
     from shredfold.origami_bench.env import render_folded
-    from shredfold.origami_bench.picker import decode, fold_fit
+    from shredfold.origami_bench.solvers.picker import decode, fold_fit
 
     rng = rng_for(spec.key)
     states = cache.prefixes(spec.design)

@@ -80,7 +80,7 @@ def find_simple_folds(design: Design) -> FoundFolds:
     design's outline, or the reason there is none (see the module's note)."""
     from shredfold.origami import square_sheet
     from shredfold.origami_bench.crease_order import find_crease_order
-    from shredfold.origami_bench.fold_search import plan_toward
+    from shredfold.origami_bench.solvers.fold_search import plan_toward
     from shredfold.origami_bench.target_picture import target_of_outline
 
     if design.sequence is not None:

@@ -3,7 +3,7 @@
 A reference row: how far plain geometry gets with exactly what an API model sees (the
 images of the request — one per scrap, or one photograph of them all on a table, whose
 scraps are segmented out first; never the cut polygons or the truth). See
-:mod:`shredfold.jigsaw` for the method.
+:mod:`shredfold.shred.solvers.jigsaw` for the method.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any
 
 from shredfold.calls import ModelCallError, Request, Response
 from shredfold.models.adapter import AdapterBase, adapter
-from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
+from shredfold.shred.ocr import engine_identity
 from shredfold.spec import ModelConfig
 
 # Bump when an answer changes. 15: a cluster read as nothing is read the quarter turn reading most
@@ -34,13 +34,13 @@ class JigsawOcr(AdapterBase):
         }
 
     def complete(self, request: Request) -> Response:
-        from shredfold.jigsaw.photo import STRAIGHT_SHARE, solve_photo, straight_share
-        from shredfold.jigsaw.read import read
-        from shredfold.jigsaw.segment import enlarged
-        from shredfold.jigsaw.solve import solve
-        from shredfold.models.builtin.ocr import reader as ocr
-        from shredfold.models.builtin.ocr.orient import level_confidence, quarter_turn
         from shredfold.models.builtin.request_images import request_scraps
+        from shredfold.shred.ocr import reader as ocr
+        from shredfold.shred.ocr.orient import level_confidence, quarter_turn
+        from shredfold.shred.solvers.jigsaw.photo import STRAIGHT_SHARE, solve_photo, straight_share
+        from shredfold.shred.solvers.jigsaw.read import read
+        from shredfold.shred.solvers.jigsaw.segment import enlarged
+        from shredfold.shred.solvers.jigsaw.solve import solve
 
         # The paper's protocol tells no kind: the page is written as the Markdown it shows.
         kind = kind_of_template(request.template)

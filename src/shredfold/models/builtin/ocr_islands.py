@@ -14,8 +14,8 @@ from typing import Any
 
 from shredfold.calls import Request, Response
 from shredfold.models.adapter import AdapterBase, adapter
-from shredfold.models.builtin.ocr import engine_identity
 from shredfold.prompts.shred import kind_of_template
+from shredfold.shred.ocr import engine_identity
 from shredfold.spec import ModelConfig
 
 # Bump when an answer changes. 12: a line-end hyphen between letters joins the next line, no space
@@ -37,14 +37,14 @@ class OcrIslands(AdapterBase):
         import numpy as np
         from PIL import Image
 
-        from shredfold.jigsaw.markdown import looks_like_code, pages_markdown
-        from shredfold.jigsaw.photo import STRAIGHT_SHARE, read_scale, straight_share
-        from shredfold.jigsaw.read import read_words
-        from shredfold.jigsaw.scale import enlarge
-        from shredfold.jigsaw.segment import enlarged
-        from shredfold.models.builtin.ocr import reader as ocr
-        from shredfold.models.builtin.ocr.orient import quarter_turn, upright
         from shredfold.models.builtin.request_images import request_scraps
+        from shredfold.shred.ocr import reader as ocr
+        from shredfold.shred.ocr.orient import quarter_turn, upright
+        from shredfold.shred.solvers.jigsaw.markdown import looks_like_code, pages_markdown
+        from shredfold.shred.solvers.jigsaw.photo import STRAIGHT_SHARE, read_scale, straight_share
+        from shredfold.shred.solvers.jigsaw.read import read_words
+        from shredfold.shred.solvers.jigsaw.scale import enlarge
+        from shredfold.shred.solvers.jigsaw.segment import enlarged
 
         # The paper's protocol tells no kind: each scrap is written as the Markdown it shows.
         kind = kind_of_template(request.template)

@@ -5,7 +5,7 @@
 - ``origami-random``: a random valid fold each turn (MCQ: a random letter).
 - ``origami-search``: beam search over fold sequences toward the target picture.
 
-How they play is in :mod:`shredfold.origami_bench.agents` (engine work, imported when an
+How they play is in :mod:`shredfold.origami_bench.solvers.agents` (engine work, imported when an
 agent is built); this module only declares them.
 """
 
@@ -23,11 +23,11 @@ VERSION = 2
 
 
 class _OrigamiAgent(AdapterBase):
-    play = ""  # the class in shredfold.origami_bench.agents that plays
+    play = ""  # the class in shredfold.origami_bench.solvers.agents that plays
     version = VERSION
 
     def __init__(self, config: ModelConfig, store: Store | None) -> None:
-        from shredfold.origami_bench import agents
+        from shredfold.origami_bench.solvers import agents
 
         super().__init__(config)
         self._agent = getattr(agents, self.play)(config, store)

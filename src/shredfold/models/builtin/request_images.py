@@ -82,9 +82,9 @@ def bounded(images: Sequence[bytes], who: str, max_pixels: int = MAX_PIXELS) -> 
 def request_scraps(images: Sequence[bytes], who: str,
                    ) -> tuple[list[np.ndarray], list[int | None]]:
     """The scraps a request shows, read within the bounds above, and for each the image it
-    was cut out of (None: sent cut out), as :func:`shredfold.jigsaw.segment.request_scraps`
+    was cut out of (None: sent cut out), as :func:`shredfold.shred.solvers.jigsaw.segment.request_scraps`
     gives them: at the size shown (a solver enlarges them as it reads them best)."""
-    from shredfold.jigsaw.segment import request_scraps as cut
+    from shredfold.shred.solvers.jigsaw.segment import request_scraps as cut
 
     try:
         return cut(bounded(images, who))

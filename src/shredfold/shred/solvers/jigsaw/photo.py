@@ -1,0 +1,100 @@
+"""Scraps cut along straight lines, photographed: the page put back from its text lines
+and its straight edges.
+
+Where the scraps of a photograph are cut along straight lines (a Voronoi cut, as the
+ShredBench authors cut their pages) but photographed as curled sheets, their outlines are
+straight only along the cuts: the rims bulge where the sheet curls, and page edges wave,
+so matching whole outlines (:mod:`shredfold.shred.solvers.jigsaw.solve`) finds little that fits. Here
+instead every scrap is turned level by its text lines (:mod:`.level`), the straight edges
+of two scraps are laid on each other and slid to where the text runs on across the seam
+(:mod:`.seam`), and the clusters merged where most seams agree (:mod:`.place`).
+
+:func:`straight_share` tells the two kinds of photograph apart: torn scraps (our own
+table-top photographs) show few straight stretches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from shredfold.shred.solvers.jigsaw.assemble import PieceShape
+from shredfold.shred.solvers.jigsaw.contour import load_scrap, paper_outline
+from shredfold.shred.solvers.jigsaw.level import Confidence, Levelled, level, line_pitch, settled
+from shredfold.shred.solvers.jigsaw.place import place
+from shredfold.shred.solvers.jigsaw.seam import Seam, seams
+from shredfold.shred.solvers.jigsaw.solve import Cluster, Solution
+from shredfold.shred.solvers.jigsaw.straight import straight_edges
+
+DEFAULT_PITCH = 30.0  # px: assumed line pitch where the scraps show no lines
+# A photograph whose scraps' outlines run straight (within PROBE_RMS, for at least
+# PROBE_EDGE) for at least this share of their length is of scraps cut along straight
+# lines. Measured: the ShredBench authors' composites and our renders of their scene
+# 0.71-0.82, our table-top photographs of torn scraps (flat and Blender) 0.46-0.49.
+STRAIGHT_SHARE = 0.6
+PROBE_EDGE = 40.0  # px
+PROBE_RMS = 0.5  # px
+# The page is read drawn with its lines this far apart (px): the recogniser misreads serif
+# text of a 2048 px photograph drawn at its size (the ShredBench authors' three composites
+# with ground truth, text NED 0.029-0.11 drawn at 1x, 0.009-0.037 at 2x, no better at 2.5x).
+READ_PITCH = 60.0
+MAX_READ_SCALE = 3.0
+
+
+def straight_share(scraps: Sequence[np.ndarray]) -> float:
+    """The share of the scraps' outline length that runs in long straight stretches."""
+    total = straight = 0.0
+    for rgba in scraps:
+        ring = paper_outline(rgba)
+        total += float(np.hypot(*np.diff(np.vstack([ring, ring[:1]]), axis=0).T).sum())
+        straight += sum(e.length for e in straight_edges(ring, PROBE_EDGE, PROBE_RMS))
+    return straight / total if total else 0.0
+
+
+def read_scale(scraps: Sequence[np.ndarray]) -> float:
+    """How much larger the scraps are best read (:data:`READ_PITCH`)."""
+    pitch = line_pitch([level(rgba, k).ink for k, rgba in enumerate(scraps)]) or DEFAULT_PITCH
+    return _read_scale(pitch)
+
+
+def _read_scale(pitch: float) -> float:
+    return float(np.clip(READ_PITCH / pitch, 1.0, MAX_READ_SCALE))
+
+
+def all_seams(flat: Sequence[Levelled], pitch: float) -> list[Seam]:
+    """Every plausible seam between two of the levelled scraps."""
+    found: list[Seam] = []
+    for i in range(len(flat)):
+        for j in range(i + 1, len(flat)):
+            # A half turn between two scraps is always possible; a quarter turn only where
+            # one of them may be levelled a quarter turn out (measured on renders of the
+            # authors' scene: letting the edges turn an unsure scrap freely, or near a
+            # quarter turn, joined more scraps wrongly than it joined rightly).
+            quarters = (0, 1, 2, 3) if flat[i].across or flat[j].across else (0, 2)
+            for q in quarters:
+                found += seams(flat[i], flat[j].turned(q), pitch)
+    return found
+
+
+def solve_photo(scraps: Sequence[np.ndarray], confidence: Confidence | None = None) -> Solution:
+    """Clusters of the scraps (RGBA, cut out of one photograph) from their text lines and
+    straight edges; each cluster's poses take its scraps' pixels to a frame in which its
+    text runs level, upright or upside down (the reader settles which). With
+    ``confidence`` (a recogniser's), each scrap's quarter turn is first settled by reading
+    it (:func:`shredfold.shred.solvers.jigsaw.level.settled`)."""
+    flat = [level(rgba, k) for k, rgba in enumerate(scraps)]
+    pitch = line_pitch([lv.ink for lv in flat]) or DEFAULT_PITCH
+    if confidence is not None:
+        flat = [settled(lv, confidence, _read_scale(pitch)) for lv in flat]
+        # Scraps levelled on their side showed their columns as lines.
+        pitch = line_pitch([lv.ink for lv in flat]) or DEFAULT_PITCH
+    placed = place(flat, all_seams(flat, pitch))
+    loaded = [load_scrap(rgba) for rgba in scraps]
+    shapes = [PieceShape(sc.outline, []) for sc in loaded]
+    clusters = [Cluster(group, {m: placed.poses[m] @ flat[m].pose for m in group})
+                for group in placed.clusters()]
+    return Solution(loaded, shapes, placed, clusters, _read_scale(pitch), close_seams=True)
+
+
+__all__ = ["Levelled", "read_scale", "solve_photo", "straight_share"]

@@ -1,0 +1,153 @@
+"""Levelled scraps laid together: clusters merged where the seams say so most strongly,
+as long as no scrap comes to lie on another.
+
+Poses here take each scrap's levelled frame (:class:`shredfold.shred.solvers.jigsaw.level.Levelled`,
+not turned) to its cluster's frame; a pose may hold a quarter or half turn. A seam found
+against a turned reading of ``j`` puts ``j`` that much round relative to ``i``.
+
+A merge of two clusters is weighed by every seam between them that puts them the same
+way: a scrap fitting into a notch meets two or three neighbours at once, and their seams
+agree, while a seam that fits by chance stands alone. So each step takes the merge with
+the most support; one the overlap test refuses is struck off with the seams that agree
+with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from shredfold.shred.solvers.jigsaw.geometry import angle_of
+from shredfold.shred.solvers.jigsaw.level import Levelled, turn_from_level
+from shredfold.shred.solvers.jigsaw.seam import Seam
+
+MIN_SUPPORT = 0.25  # a merge with less support from its seams is not made
+AGREE_PX = 4.0  # two seams agree on a merge when they put the scraps this close ...
+AGREE_DEG = 1.0  # ... and this nearly the same way round
+OVERLAP_SHARE = 0.08  # of the smaller scrap: more paper lying on another rejects a merge
+GRID = 4  # px: the overlap test works on masks reduced this much
+CORE_PX = 6  # px of each scrap's rim left out of the overlap test (pose error, bulges)
+
+
+@dataclass
+class Placement:
+    poses: list[np.ndarray]  # scrap -> cluster frame (from its levelled, unturned frame)
+    root: list[int]
+    joins: list[Seam] = field(default_factory=list)
+    rejected: list[tuple[Seam, str]] = field(default_factory=list)
+
+    def clusters(self) -> list[list[int]]:
+        groups: dict[int, list[int]] = {}
+        for k, r in enumerate(self.root):
+            groups.setdefault(r, []).append(k)
+        return sorted(groups.values(), key=lambda g: (-len(g), g[0]))
+
+
+class _Overlap:
+    """Overlap of scraps' paper under poses, on reduced masks."""
+
+    def __init__(self, scraps: Sequence[Levelled]) -> None:
+        self.masks = []
+        self.areas = []
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * CORE_PX + 1, 2 * CORE_PX + 1))
+        for lv in scraps:
+            core = cv2.erode((lv.paper > 0.5).astype(np.uint8), kernel)
+            small = cv2.resize(core.astype(np.float32), None, fx=1 / GRID, fy=1 / GRID,
+                               interpolation=cv2.INTER_AREA)
+            self.masks.append(small)
+            self.areas.append(max(float(small.sum()), 1.0))
+
+    def share(self, m: int, pm: np.ndarray, k: int, pk: np.ndarray) -> float:
+        """Share of the smaller scrap's core lying on the other's, with the scraps at
+        poses ``pm`` and ``pk`` (their levelled frames -> one frame)."""
+        scale = np.diag([1.0 / GRID, 1.0 / GRID, 1.0])
+        up = np.diag([float(GRID), float(GRID), 1.0])
+        rel = scale @ np.linalg.inv(pm) @ pk @ up  # k's reduced mask -> m's reduced frame
+        h, w = self.masks[m].shape
+        warped = cv2.warpAffine(self.masks[k], rel[:2], (w, h), flags=cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        inter = float((np.minimum(warped, self.masks[m])).sum())
+        return inter / min(self.areas[m], self.areas[k])
+
+
+def place(scraps: Sequence[Levelled], seams: Sequence[Seam]) -> Placement:
+    """Clusters of scraps from the seams, the best supported merges first."""
+    n = len(scraps)
+    poses = [np.eye(3) for _ in range(n)]
+    root = list(range(n))
+    members = {k: [k] for k in range(n)}
+    out = Placement(poses, root)
+    overlap = _Overlap(scraps)
+    turns = [[turn_from_level(lv, q) for q in range(4)] for lv in scraps]
+    centres = [np.array([lv.shape[1] / 2.0, lv.shape[0] / 2.0, 1.0]) for lv in scraps]
+    live = [s for s in seams if s.score > 0]
+    while True:
+        best = _best_merge(live, poses, root, members, turns, centres)
+        if best is None or best[0] < MIN_SUPPORT:
+            break
+        support, s, move, agreeing = best
+        ri, rj = root[s.i], root[s.j]
+        moved = {m: move @ poses[m] for m in members[rj]}
+        worst = max(overlap.share(m, poses[m], k, pk)
+                    for m in members[ri] for k, pk in moved.items())
+        if worst > OVERLAP_SHARE:
+            out.rejected.append((s, f"overlap {worst:.3f}"))
+            gone = {id(t) for t in agreeing}
+            live = [t for t in live if id(t) not in gone]
+            continue
+        for m, p in moved.items():
+            poses[m] = p
+            root[m] = ri
+        members[ri] += members.pop(rj)
+        out.joins.append(s)
+    return out
+
+
+def _merge_move(s: Seam, poses: list[np.ndarray], turns: list[list[np.ndarray]]) -> np.ndarray:
+    """The transform taking j's cluster frame into i's cluster frame that seam ``s`` says."""
+    rel = s.pose @ turns[s.j][s.turn_j]
+    return poses[s.i] @ rel @ np.linalg.inv(poses[s.j])
+
+
+def _best_merge(live: list[Seam], poses: list[np.ndarray], root: list[int],
+                members: dict[int, list[int]], turns: list[list[np.ndarray]],
+                centres: list[np.ndarray],
+                ) -> tuple[float, Seam, np.ndarray, list[Seam]] | None:
+    """The merge of two clusters with the most support: (support, its seam, the move of
+    the second cluster's frame into the first's, the seams agreeing with it)."""
+    groups: dict[tuple[int, int], list[tuple[Seam, np.ndarray]]] = {}
+    for s in live:
+        ri, rj = root[s.i], root[s.j]
+        if ri == rj:
+            continue
+        move = _merge_move(s, poses, turns)
+        if ri > rj:  # one direction per cluster pair: the move of the higher into the lower
+            ri, rj, move = rj, ri, np.linalg.inv(move)
+        groups.setdefault((ri, rj), []).append((s, move))
+    best = None
+    for (_, rj), items in groups.items():
+        # Where each candidate move puts the moving cluster's scraps' centres.
+        probe = np.array([poses[m] @ centres[m] for m in members[rj]])  # (k, 3)
+        at = np.array([(mv @ probe.T)[:2].T for _, mv in items])  # (c, k, 2)
+        ang = np.array([angle_of(mv) for _, mv in items])
+        far = np.abs(at[:, None] - at[None, :]).max(axis=(2, 3))
+        turn = np.abs((ang[:, None] - ang[None, :] + np.pi) % (2 * np.pi) - np.pi)
+        agree = (far <= AGREE_PX) & (turn <= np.deg2rad(AGREE_DEG))
+        scores = np.array([s.score for s, _ in items])
+        pairs = [(min(s.i, s.j), max(s.i, s.j)) for s, _ in items]
+        for c in range(len(items)):
+            # One seam per pair of scraps counts: the best of those that agree.
+            per_pair: dict[tuple[int, int], float] = {}
+            for d in np.flatnonzero(agree[c]):
+                per_pair[pairs[d]] = max(per_pair.get(pairs[d], 0.0), float(scores[d]))
+            support = sum(per_pair.values())
+            if best is None or support > best[0]:
+                s, mv = items[c]
+                ri_s = root[s.i]
+                move = mv if ri_s == min(root[s.i], root[s.j]) else np.linalg.inv(mv)
+                # ``move`` takes root[s.j]'s frame into root[s.i]'s.
+                best = (support, s, move, [items[d][0] for d in np.flatnonzero(agree[c])])
+    return best

@@ -1,0 +1,130 @@
+"""Scraps turned level by their text lines, and the quarter turns the photograph solver
+tries where the levelling cannot tell lines from columns."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from paper_photos import LATIN, PAPER, page
+
+from shredfold.shred.solvers.jigsaw.geometry import apply, rigid
+from shredfold.shred.solvers.jigsaw.level import (
+    Levelled,
+    level,
+    line_pitch,
+    quarter_turn,
+    turn_from_level,
+)
+
+
+def scrap(rgb: np.ndarray, degrees: float) -> np.ndarray:
+    """``rgb`` as an opaque RGBA scrap turned ``degrees`` on a transparent canvas."""
+    import cv2
+
+    h, w = rgb.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
+    side = int(np.hypot(h, w)) + 4
+    m[:, 2] += (side - w) / 2, (side - h) / 2
+    rgba = np.dstack([rgb, np.full((h, w), 255, np.uint8)])
+    return cv2.warpAffine(rgba, m, (side, side), flags=cv2.INTER_LINEAR)
+
+
+@pytest.fixture(scope="module")
+def prose() -> Levelled:
+    return level(scrap(page(LATIN).rgb[120:420, 40:520], 27.0), 0)
+
+
+@pytest.mark.parametrize("quarters", [1, 2, 3])
+def test_a_turned_reading_is_the_same_scrap_turned(prose: Levelled, quarters: int) -> None:
+    turned = prose.turned(quarters)
+    assert turned.quarter == quarters
+    h, w = prose.shape
+    assert turned.shape == ((w, h) if quarters % 2 else (h, w))
+    # A pixel of the levelled frame lands where the turn says, holding the same ink.
+    move = turn_from_level(prose, quarters)
+    ys, xs = np.nonzero(prose.ink > 0.5)
+    pts = np.column_stack([xs, ys])[:: max(1, len(xs) // 500)].astype(float)
+    at = np.rint(apply(move, pts)).astype(int)
+    assert np.array_equal(turned.ink[at[:, 1], at[:, 0]], prose.ink[pts[:, 1].astype(int),
+                                                                    pts[:, 0].astype(int)])
+    # Its pose is the levelled pose and the turn; its edges are turned with it.
+    assert np.allclose(turned.pose, move @ prose.pose)
+    for a, b in zip(prose.edges, turned.edges, strict=True):
+        assert np.allclose(apply(move, np.array([a.p0, a.p1])), np.array([b.p0, b.p1]))
+    # Four quarter turns are none.
+    again = prose.turned(4)
+    assert again.quarter == 0 and np.allclose(again.pose, prose.pose)
+
+
+def test_turn_from_level_reads_from_a_turned_reading_too(prose: Levelled) -> None:
+    # Measured from a reading already turned once, the map is still from the unturned one.
+    once = prose.turned(1)
+    assert np.allclose(turn_from_level(once, 3), turn_from_level(prose, 3))
+
+
+def test_prose_lines_up_along_its_lines_only(prose: Levelled) -> None:
+    assert prose.strength > 1.5
+    assert not prose.across
+    # Levelled: its lines run across the frame, one pitch (1.6 body sizes) apart.
+    pitch = line_pitch([prose.ink])
+    assert pitch is not None and abs(pitch - 1.6 * 22) <= 1.5
+
+
+def test_columns_of_figures_leave_the_quarter_turn_open() -> None:
+    # A scrap of a table: short figures in columns, rows no more peaky than columns.
+    from PIL import Image, ImageDraw, ImageFont
+
+    from shredfold.shred.fonts import DEJAVU_DIR
+
+    font = ImageFont.truetype(str(DEJAVU_DIR / "DejaVuSerif.ttf"), 22)
+    im = Image.new("RGB", (420, 300), PAPER)
+    draw = ImageDraw.Draw(im)
+    for r in range(5):
+        for c in range(3):
+            draw.text((30 + 140 * c, 30 + 52 * r), f"{60 + 7 * r + c}.{r}", font=font,
+                      fill=(17, 17, 17))
+    lv = level(scrap(np.asarray(im), -12.0), 3)
+    assert lv.index == 3 and lv.across
+    # Whichever way it was levelled, it lies square: its turn is the scrap's own (as
+    # cv2 turns it) up to quarter turns.
+    turned = np.degrees(np.arctan2(lv.pose[1, 0], lv.pose[0, 0]))
+    assert abs((turned + 12.0 + 45.0) % 90.0 - 45.0) < 1.0, turned
+
+
+def test_rigid_turns_match_quarter_turns() -> None:
+    # A quarter turn is a rigid motion: no scale, a right angle.
+    q = quarter_turn((30, 50))
+    assert np.allclose(q[:2, :2] @ q[:2, :2].T, np.eye(2))
+    assert np.isclose(np.degrees(np.arctan2(q[1, 0], q[0, 0])) % 360, 270.0)
+    assert np.allclose(rigid(0.0)[:2, :2], np.eye(2))
+
+
+def test_a_column_of_figures_levelled_on_its_side_is_settled_by_reading_it() -> None:
+    # A scrap of a table holding one column of figures: its column is peakier than any
+    # of its short rows, so the ink alone levels it on its side.
+    from PIL import Image, ImageDraw, ImageFont
+
+    from shredfold.shred.fonts import DEJAVU_DIR
+    from shredfold.shred.ocr import reader
+    from shredfold.shred.ocr.orient import level_confidence
+    from shredfold.shred.solvers.jigsaw.level import drawing, settled
+
+    figures = ["78.2", "76.6", "76.7", "75.3", "73.4", "72.2"]
+    font = ImageFont.truetype(str(DEJAVU_DIR / "DejaVuSerif.ttf"), 22)
+    im = Image.new("RGB", (150, 360), PAPER)
+    draw = ImageDraw.Draw(im)
+    for r, text in enumerate(figures):
+        draw.text((40, 30 + 52 * r), text, font=font, fill=(17, 17, 17))
+    lv = level(scrap(np.asarray(im), 8.0), 0)
+
+    def read(levelled: Levelled) -> str:
+        return " ".join(ln.text for ln in reader.read_lines(Image.fromarray(drawing(levelled, 2.0))))
+
+    assert not any(f in read(lv) for f in figures)  # on its side: read as nothing
+    up = settled(lv, level_confidence, 2.0)
+    assert up.quarter == 0 and not up.across
+    # Level now, either way up (the half turn is settled later, on the assembled page).
+    got = read(up) + " | " + read(up.turned(2))
+    assert sum(f in got for f in figures) >= 4, got
+    # Turned a quarter from the levelling: its pose is the levelled one turned.
+    assert np.allclose(up.pose, turn_from_level(lv, 1) @ lv.pose)

@@ -1,0 +1,55 @@
+"""A benchmark's declaration: what the generic code (the spec, the bill, the report, the
+job resources, a release) asks of it beyond its tasks' protocol.
+
+A benchmark is a package that declares one :class:`Benchmark` and registers its tasks
+(:func:`shredfold.tasks.registry.register`, tasks naming it as their ``benchmark``). The
+generic modules iterate over the registered benchmarks and call these hooks; none of them
+names a benchmark. A hook left out has a neutral meaning, said at each field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from shredfold.spec import ResolvedSpec
+
+
+@dataclass(frozen=True)
+class ReportSection:
+    """A section of ``results/report.html``: an element with id ``id`` and heading
+    ``title``; ``context(inputs)`` gives the values its Jinja ``template`` (the section's
+    body) is rendered with, as ``section`` (None: the section says it has nothing). The
+    inputs are the report's (:class:`shredfold.report.build.Inputs`): the plan, the store,
+    the result tables and the report's drawing helpers (``inputs.kit``)."""
+
+    id: str
+    title: str
+    template: str
+    context: Callable[[Any], Mapping[str, Any] | None]
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One benchmark: its spec section (``name:`` in a spec, validated by ``section``), its
+    place among benchmarks (``order``) and its hooks."""
+
+    name: str
+    title: str  # how people name it ("ShredBench")
+    section: type[BaseModel]
+    order: int
+    # The report's sections for it, in order (none: it shows on the leaderboard only).
+    report: tuple[ReportSection, ...] = ()
+    # Facts of this machine that shape its results (fonts, engine versions): recorded in a
+    # release beside the code's versions ({}: none). Called with the spec.
+    environment: Callable[[ResolvedSpec], Mapping[str, Any]] | None = None
+    # Notes of the plan that hold for it, shown with the bill (``shredfold plan --cost``).
+    bill_notes: Callable[[Any], Sequence[str]] | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def section_of(self, spec: ResolvedSpec) -> BaseModel | None:
+        """Its section of ``spec`` (None: the spec does not run it)."""
+        return getattr(spec.spec, self.name, None)

@@ -1,0 +1,18 @@
+"""ShredBench as a benchmark: its declaration and the hooks the generic code calls (report
+sections, release environment facts, job memory, the bill's request shapes). Its task is
+:mod:`shredfold.tasks.shred`; its building blocks (renderer, shredder, readers) are in
+:mod:`shredfold.shred` and :mod:`shredfold.jigsaw`, where models can use them too.
+"""
+
+from __future__ import annotations
+
+from shredfold.spec import ShredBenchSpec
+from shredfold.tasks.benchmark import Benchmark
+from shredfold.tasks.registry import register_benchmark
+from shredfold.tasks.shredbench import report
+
+BENCHMARK = register_benchmark(
+    Benchmark(
+        name="shred", title="ShredBench", section=ShredBenchSpec, order=0, report=report.SECTIONS
+    )
+)

@@ -9,8 +9,9 @@ names a benchmark. A hook left out has a neutral meaning, said at each field.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -43,12 +44,20 @@ class Benchmark:
     order: int
     # The report's sections for it, in order (none: it shows on the leaderboard only).
     report: tuple[ReportSection, ...] = ()
-    # Facts of this machine that shape its results (fonts, engine versions): recorded in a
-    # release beside the code's versions ({}: none). Called with the spec.
-    environment: Callable[[ResolvedSpec], Mapping[str, Any]] | None = None
-    # Notes of the plan that hold for it, shown with the bill (``shredfold plan --cost``).
-    bill_notes: Callable[[Any], Sequence[str]] | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    # Facts of this machine that shape its results (fonts, engine versions), by name:
+    # recorded in a release's environment.json beside the code's versions; ``shredfold
+    # verify`` says which differ where it runs (None: none).
+    environment: Callable[[], Mapping[str, Any]] | None = None
+    # Files outside the store its scoring reads (weights the spec names), carried by a
+    # release: release path → local file (None: none) …
+    carried: Callable[[ResolvedSpec], Mapping[str, Path]] | None = None
+    # … and the spec reading them from a release unpacked at the given folder.
+    from_carried: Callable[[ResolvedSpec, Path], ResolvedSpec] | None = None
+    # Store stages whose objects a release made ``--with-samples`` carries whole.
+    sample_stages: tuple[str, ...] = ()
+    # ``shredfold verify`` on such a release: makes its samples again and compares them,
+    # ``check(store, item_sets_of, folder_of, scratch, report)`` (None: nothing to redo).
+    check_samples: Callable[..., None] | None = None
 
     def section_of(self, spec: ResolvedSpec) -> BaseModel | None:
         """Its section of ``spec`` (None: the spec does not run it)."""

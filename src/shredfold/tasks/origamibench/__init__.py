@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from shredfold.spec import OrigamiBenchSpec
 from shredfold.tasks.benchmark import Benchmark
-from shredfold.tasks.origamibench import report
+from shredfold.tasks.origamibench import release, report
 from shredfold.tasks.registry import register_benchmark
 
 BENCHMARK = register_benchmark(
@@ -19,5 +19,8 @@ BENCHMARK = register_benchmark(
         section=OrigamiBenchSpec,
         order=10,
         report=report.SECTIONS,
+        environment=release.environment,
+        carried=release.carried,
+        from_carried=release.from_carried,
     )
 )

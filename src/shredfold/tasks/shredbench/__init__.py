@@ -6,13 +6,21 @@ sections, release environment facts, job memory, the bill's request shapes). Its
 
 from __future__ import annotations
 
+from shredfold.shred.sample_key import SAMPLE_STAGE
 from shredfold.spec import ShredBenchSpec
 from shredfold.tasks.benchmark import Benchmark
 from shredfold.tasks.registry import register_benchmark
-from shredfold.tasks.shredbench import report
+from shredfold.tasks.shredbench import release, report
 
 BENCHMARK = register_benchmark(
     Benchmark(
-        name="shred", title="ShredBench", section=ShredBenchSpec, order=0, report=report.SECTIONS
+        name="shred",
+        title="ShredBench",
+        section=ShredBenchSpec,
+        order=0,
+        report=report.SECTIONS,
+        environment=release.environment,
+        sample_stages=(SAMPLE_STAGE,),
+        check_samples=release.check_samples,
     )
 )

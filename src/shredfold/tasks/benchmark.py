@@ -34,6 +34,23 @@ class ReportSection:
 
 
 @dataclass(frozen=True)
+class Memory:
+    """What its jobs ask of the machine, in MB as measured (the job resources add their
+    margin): ``set_mb(item_set, spec)``, ``query_mb(cell, spec)`` (its in-process solvers';
+    None: a model behind an endpoint, sized by ``request_mpx(cell, spec)``, the megapixels
+    of one request's images), ``score_mb(cell, spec)``, ``score_threads(cell, spec)``, and
+    ``warm(item_sets)``, work done once per plan before they are asked. A hook left out: the
+    job resources' defaults (:mod:`shredfold.stages.resources`)."""
+
+    set_mb: Callable[[Any, ResolvedSpec], float] | None = None
+    query_mb: Callable[[Any, ResolvedSpec], float | None] | None = None
+    request_mpx: Callable[[Any, ResolvedSpec], float] | None = None
+    score_mb: Callable[[Any, ResolvedSpec], float] | None = None
+    score_threads: Callable[[Any, ResolvedSpec], int] | None = None
+    warm: Callable[[Any], None] | None = None
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """One benchmark: its spec section (``name:`` in a spec, validated by ``section``), its
     place among benchmarks (``order``) and its hooks."""
@@ -44,6 +61,8 @@ class Benchmark:
     order: int
     # The report's sections for it, in order (none: it shows on the leaderboard only).
     report: tuple[ReportSection, ...] = ()
+    # Its jobs' memory and threads (the job resources' defaults where left out).
+    memory: Memory = Memory()
     # Facts of this machine that shape its results (fonts, engine versions), by name:
     # recorded in a release's environment.json beside the code's versions; ``shredfold
     # verify`` says which differ where it runs (None: none).

@@ -9,10 +9,10 @@ names a benchmark. A hook left out has a neutral meaning, said at each field.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
@@ -31,6 +31,29 @@ class ReportSection:
     title: str
     template: str
     context: Callable[[Any], Mapping[str, Any] | None]
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One request as far as its price goes (``count`` identical ones): the bill's unit
+    (:mod:`shredfold.cost`)."""
+
+    text_tokens: int
+    images: tuple[tuple[int, int], ...]  # pixel sizes as made, before the adapter downscales
+    answer_tokens: int  # typical
+    count: int = 1
+
+
+class Bill(Protocol):
+    """A benchmark's part of the bill of one plan (made by :attr:`Benchmark.bill` from the
+    spec and the store, read only): its cells' request counts and shapes, and the notes that
+    say how they were estimated."""
+
+    def requests(self, cell: Any) -> int: ...
+
+    def shapes(self, cell: Any) -> list[Shape]: ...
+
+    def notes(self, cells: Sequence[Any]) -> list[str]: ...
 
 
 @dataclass(frozen=True)
@@ -63,6 +86,8 @@ class Benchmark:
     report: tuple[ReportSection, ...] = ()
     # Its jobs' memory and threads (the job resources' defaults where left out).
     memory: Memory = Memory()
+    # Its part of the bill, ``bill(spec, store)`` (None: requests counted, not priced).
+    bill: Callable[[ResolvedSpec, Any], Bill] | None = None
     # Facts of this machine that shape its results (fonts, engine versions), by name:
     # recorded in a release's environment.json beside the code's versions; ``shredfold
     # verify`` says which differ where it runs (None: none).

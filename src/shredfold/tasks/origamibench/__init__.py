@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from shredfold.spec import OrigamiBenchSpec
 from shredfold.tasks.benchmark import Benchmark, Memory
-from shredfold.tasks.origamibench import release, report, resources
+from shredfold.tasks.origamibench import bill, release, report, resources
 from shredfold.tasks.registry import register_benchmark
 
 BENCHMARK = register_benchmark(
@@ -19,6 +19,7 @@ BENCHMARK = register_benchmark(
         section=OrigamiBenchSpec,
         order=10,
         report=report.SECTIONS,
+        bill=bill.OrigamiBill,
         memory=Memory(set_mb=resources.set_mb, query_mb=resources.query_mb, request_mpx=resources.request_mpx, score_mb=resources.score_mb, score_threads=resources.score_threads),
         environment=release.environment,
         carried=release.carried,

@@ -246,12 +246,12 @@ def restored_path(text: str, base: Path) -> Path:
 
 def spec_document(spec: ResolvedSpec, cwd: Path | None = None) -> dict[str, Any]:
     """The resolved spec as JSON, its paths recorded as :func:`recorded_path` says."""
-    from shredfold.resolve import PATH_FIELDS
+    from shredfold.spec import path_fields
 
     cwd = Path.cwd() if cwd is None else cwd
     doc = spec.model_dump(mode="json")
     doc["path"] = recorded_path(spec.path, cwd)
-    for field_path in PATH_FIELDS:
+    for field_path in path_fields():
         *parents, name = field_path
         holder = doc["spec"]
         for part in parents:
@@ -262,14 +262,14 @@ def spec_document(spec: ResolvedSpec, cwd: Path | None = None) -> dict[str, Any]
 
 
 def _restored_spec(doc: dict[str, Any], cwd: Path) -> ResolvedSpec:
-    from shredfold.resolve import PATH_FIELDS
+    from shredfold.spec import path_fields
 
     tasks()  # the spec's sections are the registered benchmarks' (outside ones included)
 
     doc = json.loads(json.dumps(doc))  # a copy to fill in
     path = restored_path(doc["path"], cwd)
     doc["path"] = str(path)
-    for field_path in PATH_FIELDS:
+    for field_path in path_fields():
         *parents, name = field_path
         holder = doc["spec"]
         for part in parents:

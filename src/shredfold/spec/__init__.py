@@ -46,6 +46,7 @@ from shredfold.spec.root import (
     Spec,
     json_schemas,
     load_sections,
+    path_fields,
     register_section,
     sections,
 )
@@ -68,6 +69,6 @@ __all__ = [
     "ModelConfig", "OpenAIPatches", "OpenAITiles", "OrigamiBenchSpec", "OrigamiTask", "PerPixel", "QwenPatches",
     "RenderOverrides", "RenderSettings", "ResolvedSpec", "SampleSource", "ShredBenchSpec", "Spec", "SpecError",
     "Strict", "SynthesisSettings", "TierThresholds", "format_validation_error", "json_schemas", "line_of",
-    "load_sections", "read_model_config", "read_spec", "read_yaml", "register_section", "sections",
+    "load_sections", "path_fields", "read_model_config", "read_spec", "read_yaml", "register_section", "sections",
     "spec_error_at",
 ]

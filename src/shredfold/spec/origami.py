@@ -135,4 +135,9 @@ class OrigamiBenchSpec(Strict):
 
 
 # The section is the spec's from import on (a spec is read in processes that load no task).
-register_section("origami", OrigamiBenchSpec, order=10)
+register_section(
+    "origami",
+    OrigamiBenchSpec,
+    order=10,
+    paths=(("designs", "folder"), ("designs", "categories"), ("clip", "checkpoint")),
+)

@@ -86,12 +86,15 @@ class ResolvedSpec(BaseModel):
 
 # benchmark name → (order, section model); the fields of Spec follow it
 _SECTIONS: dict[str, tuple[int, type[BaseModel]]] = {}
+# benchmark name → the fields of its section that name a file or folder (paths within it)
+_PATHS: dict[str, tuple[tuple[str, ...], ...]] = {}
 # Spec's own fields before the sections (the rest follow them, as they always have)
 _HEAD = ("name", "description", "seed")
 
 
-def register_section(name: str, model: type[BaseModel], order: int) -> None:
-    """Make ``model`` the spec's optional section ``name`` (sections sit in ``order``).
+def register_section(name: str, model: type[BaseModel], order: int, paths: tuple[tuple[str, ...], ...] = ()) -> None:
+    """Make ``model`` the spec's optional section ``name`` (sections sit in ``order``);
+    ``paths``: its fields that name a file or folder relative to the spec's own folder.
     Registering the same model again is a no-op; another model under a taken name, or a name
     that is a field of the spec, is refused."""
     old = _SECTIONS.get(name)
@@ -102,6 +105,7 @@ def register_section(name: str, model: type[BaseModel], order: int) -> None:
     if name in Spec.model_fields:
         raise ValueError(f"spec section {name!r} would hide the spec's own field of that name")
     _SECTIONS[name] = (order, model)
+    _PATHS[name] = paths
     own = {k: v for k, v in Spec.model_fields.items() if k not in _SECTIONS}
     head = {k: v for k, v in own.items() if k in _HEAD}
     tail = {k: v for k, v in own.items() if k not in _HEAD}
@@ -119,6 +123,11 @@ def sections(load: bool = True) -> dict[str, type[BaseModel]]:
     if load:
         load_sections()
     return {k: m for k, (_, m) in sorted(_SECTIONS.items(), key=lambda kv: (kv[1][0], kv[0]))}
+
+
+def path_fields() -> tuple[tuple[str, ...], ...]:
+    """Every registered section's fields that name a file or folder, as YAML paths."""
+    return tuple((name, *p) for name in sections() for p in _PATHS.get(name, ()))
 
 
 def load_sections() -> None:

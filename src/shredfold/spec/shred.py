@@ -289,4 +289,9 @@ class ShredBenchSpec(Strict):
 
 
 # The section is the spec's from import on (a spec is read in processes that load no task).
-register_section("shred", ShredBenchSpec, order=0)
+register_section(
+    "shred",
+    ShredBenchSpec,
+    order=0,
+    paths=(("corpus", "folder"), ("corpus", "jsonl"), ("samples", "folder"), ("samples", "manifest")),
+)

@@ -86,6 +86,9 @@ class Benchmark:
     report: tuple[ReportSection, ...] = ()
     # Its jobs' memory and threads (the job resources' defaults where left out).
     memory: Memory = Memory()
+    # How ``shredfold serve`` recognises its prompts: ``read(prompt)`` → the template, or
+    # ValueError (None: a built-in prompt module of shredfold.prompts, found there).
+    prompt_reader: Callable[[str], str] | None = None
     # Its part of the bill, ``bill(spec, store)`` (None: requests counted, not priced).
     bill: Callable[[ResolvedSpec, Any], Bill] | None = None
     # Facts of this machine that shape its results (fonts, engine versions), by name:

@@ -14,6 +14,7 @@ import pkgutil
 from typing import TypeVar
 
 from shredfold import plugins
+from shredfold.chat_api import register_template_reader
 from shredfold.spec import register_section
 from shredfold.tasks.base import Task
 from shredfold.tasks.benchmark import Benchmark
@@ -50,6 +51,8 @@ def register_benchmark(benchmark: Benchmark) -> Benchmark:
     if old is not None and old != benchmark:
         raise ValueError(f"benchmark {benchmark.name!r} is already registered")
     register_section(benchmark.name, benchmark.section, benchmark.order)
+    if benchmark.prompt_reader is not None:
+        register_template_reader(benchmark.prompt_reader)
     _BENCHMARKS[benchmark.name] = benchmark
     return benchmark
 

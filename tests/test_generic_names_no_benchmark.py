@@ -18,7 +18,7 @@ GENERIC = (
     "report/build.py", "stages/build.py", "stages/query.py", "stages/score.py", "stages/resources.py",
     "spec/base.py", "spec/model.py", "spec/reading.py", "spec/root.py",
     "tasks/base.py", "tasks/benchmark.py", "tasks/manifest.py", "tasks/metric.py", "tasks/registry.py",
-    "models/adapter.py", "models/registry.py", "resolve.py", "chat_api.py",
+    "models/adapter.py", "models/registry.py", "resolve.py", "chat_api.py", "serve/models.py", "serve/server.py",
 )  # fmt: skip
 # A benchmark's own modules: its package, its tasks, its prompts and its building blocks.
 OWN = ("shredfold.shred", "shredfold.origami", "shredfold.origami_bench", "shredfold.jigsaw", "shredfold.prompts.",

@@ -15,6 +15,7 @@ import importlib
 import io
 import json
 import pkgutil
+import threading
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any
 
@@ -161,6 +162,7 @@ def decode_data_url(url: str, where: str = "image_url.url") -> bytes:
 # :mod:`shredfold.prompts` with an ``infer_template``) and those an outside benchmark registers.
 _READERS: list[Callable[[str], str]] = []
 _FOUND = False
+_FINDING = threading.RLock()
 
 
 def register_template_reader(read: Callable[[str], str]) -> None:
@@ -171,16 +173,18 @@ def register_template_reader(read: Callable[[str], str]) -> None:
 
 def template_readers() -> list[Callable[[str], str]]:
     global _FOUND
-    if not _FOUND:
-        _FOUND = True
-        import shredfold.prompts as pkg
+    # ``shredfold serve`` answers on many threads: none may see the list half found.
+    with _FINDING:
+        if not _FOUND:
+            import shredfold.prompts as pkg
 
-        # (reverse name order: the order a refusal has always listed their reasons in)
-        for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name, reverse=True):
-            read = getattr(importlib.import_module(f"{pkg.__name__}.{info.name}"), "infer_template", None)
-            if callable(read):
-                register_template_reader(read)
-        plugins.load(plugins.BENCHMARKS)
+            # (reverse name order: the order a refusal has always listed their reasons in)
+            for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name, reverse=True):
+                read = getattr(importlib.import_module(f"{pkg.__name__}.{info.name}"), "infer_template", None)
+                if callable(read):
+                    register_template_reader(read)
+            plugins.load(plugins.BENCHMARKS)
+            _FOUND = True
     return list(_READERS)
 
 

@@ -8,18 +8,21 @@ Snakemake job alike), once.
 
 from __future__ import annotations
 
+import threading
 from importlib import metadata
 
 ADAPTERS = "shredfold.adapters"
 BENCHMARKS = "shredfold.tasks"
 
 _LOADED: set[str] = set()
+_LOADING = threading.RLock()  # a server's threads: none may see a group half loaded
 
 
 def load(group: str) -> None:
     """Import every module the installed packages name in ``group`` (once per process)."""
-    if group in _LOADED:
-        return
-    _LOADED.add(group)
-    for ep in metadata.entry_points(group=group):
-        ep.load()
+    with _LOADING:
+        if group in _LOADED:
+            return
+        _LOADED.add(group)  # first: a module of the group may load the group again
+        for ep in metadata.entry_points(group=group):
+            ep.load()

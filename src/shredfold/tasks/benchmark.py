@@ -89,6 +89,9 @@ class Benchmark:
     # How ``shredfold serve`` recognises its prompts: ``read(prompt)`` → the template, or
     # ValueError (None: a built-in prompt module of shredfold.prompts, found there).
     prompt_reader: Callable[[str], str] | None = None
+    # How ``shredfold serve`` finds the item a request shows, for a served model of it that
+    # reads its item (the oracle): ``item_index(store).item_for(images)`` → key or None.
+    item_index: Callable[[Any], Any] | None = None
     # Its part of the bill, ``bill(spec, store)`` (None: requests counted, not priced).
     bill: Callable[[ResolvedSpec, Any], Bill] | None = None
     # Facts of this machine that shape its results (fonts, engine versions), by name:

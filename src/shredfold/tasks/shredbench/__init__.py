@@ -10,7 +10,7 @@ from shredfold.shred.sample_key import SAMPLE_STAGE
 from shredfold.spec import ShredBenchSpec
 from shredfold.tasks.benchmark import Benchmark, Memory
 from shredfold.tasks.registry import register_benchmark
-from shredfold.tasks.shredbench import bill, release, report, resources
+from shredfold.tasks.shredbench import bill, release, report, resources, serve
 
 BENCHMARK = register_benchmark(
     Benchmark(
@@ -20,6 +20,7 @@ BENCHMARK = register_benchmark(
         order=0,
         report=report.SECTIONS,
         bill=bill.ShredBill,
+        item_index=serve.SampleIndex,
         memory=Memory(set_mb=resources.set_mb, query_mb=resources.query_mb, request_mpx=resources.request_mpx, score_mb=resources.score_mb, warm=resources.warm),
         environment=release.environment,
         sample_stages=(SAMPLE_STAGE,),

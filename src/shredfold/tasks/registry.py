@@ -14,7 +14,6 @@ import pkgutil
 from typing import TypeVar
 
 from shredfold import plugins
-from shredfold.chat_api import register_template_reader
 from shredfold.spec import register_section
 from shredfold.tasks.base import Task
 from shredfold.tasks.benchmark import Benchmark
@@ -52,6 +51,9 @@ def register_benchmark(benchmark: Benchmark) -> Benchmark:
         raise ValueError(f"benchmark {benchmark.name!r} is already registered")
     register_section(benchmark.name, benchmark.section, benchmark.order)
     if benchmark.prompt_reader is not None:
+        # (here, not at the top: chat_api loads Pillow, which a plan never needs)
+        from shredfold.chat_api import register_template_reader
+
         register_template_reader(benchmark.prompt_reader)
     _BENCHMARKS[benchmark.name] = benchmark
     return benchmark

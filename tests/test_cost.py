@@ -13,7 +13,7 @@ import yaml
 from PIL import Image
 
 from shredfold.cli import main
-from shredfold.cost import COMPOSITE_AREA, MCQ_STEP, PIECE_AREA, estimate
+from shredfold.cost import estimate
 from shredfold.models.accounting import text_tokens
 from shredfold.plan import make_plan
 from shredfold.prompts.origami import mcq_request
@@ -23,6 +23,8 @@ from shredfold.shred.formats import COMPOSITE_FILE
 from shredfold.shred.render import page_size
 from shredfold.shred.sample_folder import SAMPLE_STAGE
 from shredfold.store import Store
+from shredfold.tasks.origamibench.bill import MCQ_STEP
+from shredfold.tasks.shredbench.bill import COMPOSITE_AREA, PIECE_AREA
 from tests.models.samples import shared_samples
 
 PIECES = [(1000, 700), (2400, 1800)]  # the second is sent at 1600 × 1200 (max_side 1600)

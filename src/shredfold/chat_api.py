@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import base64
 import binascii
+import importlib
 import io
 import json
-from collections.abc import Iterator
+import pkgutil
+import threading
+from collections.abc import Callable, Iterator
 from typing import Annotated, Any
 
 from PIL import Image
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
+from shredfold import plugins
 from shredfold.calls import Message, Request
-from shredfold.prompts import origami as origami_prompts
-from shredfold.prompts import shred as shred_prompts
 
 # OpenAI's own bound on ``n``.
 MAX_CHOICES = 128
@@ -155,12 +157,43 @@ def decode_data_url(url: str, where: str = "image_url.url") -> bytes:
     return data
 
 
+# Template readers: each gives the template whose task wording a prompt contains, or raises
+# ValueError saying why not. The built-in prompt modules' (every module of
+# :mod:`shredfold.prompts` with an ``infer_template``) and those an outside benchmark registers.
+_READERS: list[Callable[[str], str]] = []
+_FOUND = False
+_FINDING = threading.RLock()
+
+
+def register_template_reader(read: Callable[[str], str]) -> None:
+    """Let ``shredfold serve`` recognise a benchmark's prompts (``read(prompt)`` → template)."""
+    if read not in _READERS:
+        _READERS.append(read)
+
+
+def template_readers() -> list[Callable[[str], str]]:
+    global _FOUND
+    # ``shredfold serve`` answers on many threads: none may see the list half found.
+    with _FINDING:
+        if not _FOUND:
+            import shredfold.prompts as pkg
+
+            # (reverse name order: the order a refusal has always listed their reasons in)
+            for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name, reverse=True):
+                read = getattr(importlib.import_module(f"{pkg.__name__}.{info.name}"), "infer_template", None)
+                if callable(read):
+                    register_template_reader(read)
+            plugins.load(plugins.BENCHMARKS)
+            _FOUND = True
+    return list(_READERS)
+
+
 def infer_template(prompt: str) -> str:
     """The benchmark template whose task wording the prompt contains."""
     errors = []
-    for module in (shred_prompts, origami_prompts):
+    for read in template_readers():
         try:
-            return module.infer_template(prompt)
+            return read(prompt)
         except ValueError as exc:
             errors.append(str(exc))
     raise BadRequest("; ".join(errors), "messages")

@@ -30,8 +30,8 @@ from shredfold.spec import ResolvedSpec
 from shredfold.store import Store, atomic_write_bytes, canonical_json, content_key, sha256_bytes
 from shredfold.tasks.base import Cell, ItemSet, PlanContext, Task, item_context, make_cells
 from shredfold.tasks.manifest import ManifestError, QueryManifest, read_manifest
+from shredfold.tasks.registry import benchmarks, tasks
 from shredfold.tasks.registry import get as get_task
-from shredfold.tasks.registry import tasks
 
 # 2: sets carry needs and asked; designs are their files (origami_bench.design.DesignRoots).
 # A format-1 plan still loads when it holds no OrigamiBench items, else is refused, saying so.
@@ -173,9 +173,9 @@ def with_limit(resolved: ResolvedSpec, limit: int | None) -> ResolvedSpec:
         return resolved
     spec = resolved.spec
     update = {
-        name: section.model_copy(update={"limit": limit})
-        for name in ("shred", "origami")
-        if (section := getattr(spec, name)) is not None
+        b.name: section.model_copy(update={"limit": limit})
+        for b in benchmarks()
+        if (section := b.section_of(resolved)) is not None and "limit" in type(section).model_fields
     }
     return resolved.model_copy(update={"spec": spec.model_copy(update=update)})
 
@@ -246,12 +246,12 @@ def restored_path(text: str, base: Path) -> Path:
 
 def spec_document(spec: ResolvedSpec, cwd: Path | None = None) -> dict[str, Any]:
     """The resolved spec as JSON, its paths recorded as :func:`recorded_path` says."""
-    from shredfold.resolve import PATH_FIELDS
+    from shredfold.spec import path_fields
 
     cwd = Path.cwd() if cwd is None else cwd
     doc = spec.model_dump(mode="json")
     doc["path"] = recorded_path(spec.path, cwd)
-    for field_path in PATH_FIELDS:
+    for field_path in path_fields():
         *parents, name = field_path
         holder = doc["spec"]
         for part in parents:
@@ -262,12 +262,14 @@ def spec_document(spec: ResolvedSpec, cwd: Path | None = None) -> dict[str, Any]
 
 
 def _restored_spec(doc: dict[str, Any], cwd: Path) -> ResolvedSpec:
-    from shredfold.resolve import PATH_FIELDS
+    from shredfold.spec import path_fields
+
+    tasks()  # the spec's sections are the registered benchmarks' (outside ones included)
 
     doc = json.loads(json.dumps(doc))  # a copy to fill in
     path = restored_path(doc["path"], cwd)
     doc["path"] = str(path)
-    for field_path in PATH_FIELDS:
+    for field_path in path_fields():
         *parents, name = field_path
         holder = doc["spec"]
         for part in parents:
@@ -340,7 +342,8 @@ def load_plan(path: str | Path) -> Plan:
     spec = _restored_spec(doc["spec"], Path.cwd())
     models = {m.id: m for m in spec.models}
     sets: dict[str, ItemSet] = {}
-    if doc["format"] == 1 and any(get_task(s["task"]).benchmark == "origami" for s in doc["sets"]):
+    # Format 1 held the items that name files (OrigamiBench's designs) as segments.
+    if doc["format"] == 1 and any(item_context(get_task(s["task"]), spec) is not None for s in doc["sets"]):
         raise ValueError(
             f"{path}: plan format 1 (OrigamiBench designs as segments; format 2 names their files): "
             "plan again, or verify an older release with the shredfold that made it"

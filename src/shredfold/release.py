@@ -62,6 +62,7 @@ from shredfold.store import MANIFEST as OBJECT_MANIFEST
 from shredfold.store import Store, canonical_json, sha256_bytes, staged_folder
 from shredfold.tasks.base import Cell, JobContext, Row
 from shredfold.tasks.manifest import ManifestError, ManifestRow, QueryManifest, read_manifest
+from shredfold.tasks.registry import benchmarks
 from shredfold.tasks.registry import get as get_task
 
 FORMAT = 1
@@ -75,7 +76,6 @@ TABLES = "tables"
 CELLS = "cells"
 STORE = "store"
 SPEC = "spec"
-CLIP = "clip"
 # Fixed tar metadata: the archive's bytes depend on the files alone.
 _MTIME = 0
 _FILE_MODE = 0o644
@@ -250,26 +250,21 @@ def _cell_rel(path: str) -> str:
 
 def environment(plan: Plan) -> dict[str, Any]:
     """What the numbers were computed with (no times, hosts or paths: the same environment
-    gives the same bytes)."""
+    gives the same bytes): the interpreter, the packages, the pinned arithmetic, the code's
+    versions and each registered benchmark's own facts (:attr:`Benchmark.environment`)."""
     import platform
 
     from shredfold.numerics import settings as numerics
-    from shredfold.origami import ENGINE_VERSION
-    from shredfold.shred.fonts import FONTS, FontMissingError, font_hashes
-    from shredfold.shred.ocr import engine_identity
-    from shredfold.shred.sample_key import SAMPLE_VERSION
 
     packages = {}
     for dist in metadata.distributions():
         name = dist.metadata["Name"]
         if name:
             packages[name.lower()] = dist.version
-    fonts: dict[str, str] = {}
-    for role in sorted(FONTS):
-        try:
-            fonts.update(font_hashes([role]))
-        except FontMissingError:
-            fonts[role] = "absent"
+    facts: dict[str, Any] = {}
+    for b in benchmarks():
+        if b.environment is not None:
+            facts.update(b.environment())
     return {
         "python": sys.version.split()[0],
         "implementation": platform.python_implementation(),
@@ -277,30 +272,15 @@ def environment(plan: Plan) -> dict[str, Any]:
         "system": platform.system(),
         "numerics": numerics(),
         "packages": dict(sorted(packages.items())),
-        "fonts": fonts,
-        "ocr": {**engine_identity(), "models": ocr_model_hashes()},
-        "engine_version": ENGINE_VERSION,
-        "sample_version": SAMPLE_VERSION,
+        **facts,
         "stages": stage_versions(plan),
         "signatures": signatures(plan),
     }
 
 
-def ocr_model_hashes() -> dict[str, str]:
-    """SHA-256 of the OCR engine's model files (they ship inside its wheel)."""
-    try:
-        dist = metadata.distribution("rapidocr-onnxruntime")
-    except metadata.PackageNotFoundError:
-        return {}
-    out = {}
-    for f in dist.files or []:
-        if str(f).endswith(".onnx"):
-            located = Path(str(dist.locate_file(f)))
-            if located.is_file():
-                from shredfold.store import sha256_file
-
-                out[Path(str(f)).name] = sha256_file(located)
-    return dict(sorted(out.items()))
+def environment_facts() -> list[str]:
+    """The names of the benchmarks' facts in environment.json (``verify`` compares them)."""
+    return [k for b in benchmarks() if b.environment is not None for k in b.environment()]
 
 
 def stage_versions(plan: Plan) -> dict[str, dict[str, list[Any]]]:
@@ -325,44 +305,24 @@ def model_files(plan: Plan) -> dict[str, Path]:
     return out
 
 
-def clip_files(plan: Plan) -> dict[str, Path]:
-    """SS's weights where the spec names local files, so that ``verify`` re-scores SS from
-    the release alone."""
-    from shredfold.metrics.clip_weights import CONFIG, RECIPE, WEIGHTS, is_finetuned
-
-    ob = plan.spec.spec.origami
-    if ob is None:
-        return {}
+def carried_files(plan: Plan) -> dict[str, Path]:
+    """Files outside the store that scoring reads (weights the spec names), by release path,
+    so that ``verify`` re-scores from the release alone (:attr:`Benchmark.carried`)."""
     out: dict[str, Path] = {}
-    ck = ob.clip.checkpoint
-    if ck is not None and is_finetuned(Path(ck)):
-        out.update({f"{CLIP}/{Path(ck).name}/{n}": Path(ck) / n for n in (CONFIG, WEIGHTS, RECIPE)})
-    elif ck is not None and Path(ck).is_file():
-        out[f"{CLIP}/{Path(ck).name}"] = Path(ck)
-    model = Path(ob.clip.model)
-    if model.suffix == ".json" and model.is_file():
-        out[f"{CLIP}/{model.name}"] = model
+    for b in benchmarks():
+        if b.carried is not None:
+            out.update(b.carried(plan.spec))
     return out
 
 
-def with_carried_clip(plan: Plan, root: Path) -> Plan:
-    """``plan`` with SS's weights read from the release at ``root`` where it carries them
-    (the paths it recorded are the releasing machine's)."""
-    ob = plan.spec.spec.origami
-    if ob is None or not (root / CLIP).is_dir():
-        return plan
-    update: dict[str, Any] = {}
-    ck = ob.clip.checkpoint
-    if ck is not None and (root / CLIP / Path(ck).name).exists():
-        update["checkpoint"] = root / CLIP / Path(ck).name
-    model = Path(ob.clip.model)
-    if model.suffix == ".json" and (root / CLIP / model.name).is_file():
-        update["model"] = str(root / CLIP / model.name)
-    if not update:
-        return plan
-    origami = ob.model_copy(update={"clip": ob.clip.model_copy(update=update)})
-    spec = plan.spec.model_copy(update={"spec": plan.spec.spec.model_copy(update={"origami": origami})})
-    return replace(plan, spec=spec)
+def with_carried(plan: Plan, root: Path) -> Plan:
+    """``plan`` reading the carried files from the release at ``root`` (the paths it
+    recorded are the releasing machine's)."""
+    spec = plan.spec
+    for b in benchmarks():
+        if b.from_carried is not None:
+            spec = b.from_carried(spec, root)
+    return plan if spec is plan.spec else replace(plan, spec=spec)
 
 
 _USERINFO = re.compile(r"://[^/@\s]*:[^/@\s]*@")
@@ -395,8 +355,7 @@ def collect(plan: Plan, workdir: Path, *, with_samples: bool = False) -> Content
     """Every file of the release of ``plan``'s results under ``workdir`` (its cells at the
     attempts the last run made, see :func:`shredfold.plan.current_attempts`; failed items
     included, counted in ``release.json``)."""
-    from shredfold.shred.sample_folder import SAMPLE_STAGE
-
+    sample_stages = {stage for b in benchmarks() for stage in b.sample_stages}
     results = workdir / paths.RESULTS
     store = RecordingStore(results / "store")
     out = Contents()
@@ -445,7 +404,7 @@ def collect(plan: Plan, workdir: Path, *, with_samples: bool = False) -> Content
         out.add_file(f"{STORE}/{stage}/{key[:2]}/{key}/{name}", store.path(stage, key) / name)
     if with_samples:
         for stage, key in sorted(objects):
-            if stage == SAMPLE_STAGE:
+            if stage in sample_stages:
                 for name in store.manifest(stage, key):
                     out.add_file(f"{STORE}/{stage}/{key[:2]}/{key}/{name}", store.path(stage, key) / name)
 
@@ -468,7 +427,7 @@ def collect(plan: Plan, workdir: Path, *, with_samples: bool = False) -> Content
     out.add_bytes(f"{SPEC}/resolved.json", _json_bytes(spec_document(plan.spec, workdir)))
     for rel, path in model_files(plan).items():
         out.add_file(rel, path)
-    for rel, path in clip_files(plan).items():
+    for rel, path in carried_files(plan).items():
         out.add_file(rel, path)
     out.add_bytes(PLAN, canonical_json(plan_document(plan, workdir)))
     out.add_bytes(ENVIRONMENT, _json_bytes(environment(plan)))

@@ -19,19 +19,9 @@ from shredfold.spec import (
     Spec,
     SpecError,
     line_of,
+    path_fields,
     read_model_config,
     read_spec,
-)
-
-# Fields that name a file or folder, relative to the spec's own folder; each must exist.
-PATH_FIELDS: tuple[tuple[str, ...], ...] = (
-    ("shred", "corpus", "folder"),
-    ("shred", "corpus", "jsonl"),
-    ("shred", "samples", "folder"),
-    ("shred", "samples", "manifest"),
-    ("origami", "designs", "folder"),
-    ("origami", "designs", "categories"),
-    ("origami", "clip", "checkpoint"),
 )
 
 
@@ -77,8 +67,9 @@ def _set(model: BaseModel, path: tuple[str, ...], value: Any) -> BaseModel:
 
 
 def absolute_paths(spec: Spec, base: Path, text: str, where: Path) -> Spec:
-    """The spec with every :data:`PATH_FIELDS` entry absolute; a missing one is an error."""
-    for path in PATH_FIELDS:
+    """The spec with every path field of its sections (:func:`shredfold.spec.path_fields`)
+    absolute; a missing one is an error."""
+    for path in path_fields():
         value = _get(spec, path)
         if value is None:
             continue

@@ -39,10 +39,10 @@ from typing import Any
 from shredfold import release as rel
 from shredfold.aggregate import Grid, render_tables
 from shredfold.plan import Plan, load_plan
-from shredfold.store import MANIFEST as OBJECT_MANIFEST
 from shredfold.store import CorruptObjectError, Store, sha256_bytes, sha256_file
 from shredfold.tasks.base import Row
 from shredfold.tasks.manifest import ManifestError, read_manifest
+from shredfold.tasks.registry import benchmarks
 from shredfold.tasks.registry import get as get_task
 
 log = logging.getLogger(__name__)
@@ -229,7 +229,7 @@ def check_environment(root: Path, plan: Plan, report: Report) -> None:
                     report.add(rel.ENVIRONMENT, f"{section}.{task}.{name}", section[:-1],
                                want.get(name), got.get(name))  # fmt: skip
     current = rel.environment(plan)
-    for key in ("python", "fonts", "ocr", "engine_version", "sample_version"):
+    for key in ("python", *rel.environment_facts()):
         if recorded.get(key) != current.get(key):
             report.notes.append(f"environment {key} differs: recorded {recorded.get(key)!r}, here {current.get(key)!r}")
     pk_want, pk_got = recorded.get("packages", {}), current.get("packages", {})
@@ -362,40 +362,15 @@ def check_tables(root: Path, info: dict[str, Any], plan: Plan, tables: list[str]
 
 
 def check_samples(root: Path, plan: Plan, report: Report, scratch: Path) -> None:
-    from shredfold.shred.sample import make_sample
-    from shredfold.shred.sample_folder import SAMPLE_STAGE
-    from shredfold.shred.sample_key import sample_key
-
+    """Each benchmark that can makes its carried samples again (:attr:`Benchmark.check_samples`)."""
     store = Store(root / rel.STORE)
-    made = 0
-    for item_set in plan.sets_of("shred"):
-        for item in item_set.items:
-            if not store.has(SAMPLE_STAGE, item.key):
-                continue
-            folder = f"{rel.STORE}/{SAMPLE_STAGE}/{item.key[:2]}/{item.key}"
-            if item.outside is not None:
-                report.notes.append(f"{folder}: an outside sample (its source files are not part of a release); not regenerated")
-                continue
-            if item.synthesis.mode != "flat":
-                report.notes.append(f"{folder}: {item.synthesis.mode}-mode samples are not byte-reproducible across CPUs; not regenerated")
-                continue
-            key = sample_key(item.doc, item.n, item.render, item.synthesis, item.seed)
-            if key != item.key:
-                report.add(folder, item.key[:12], "key", item.key, key)
-            tmp = scratch / item.key
-            tmp.mkdir(parents=True)
-            make_sample(item.doc, item.n, item.render, item.synthesis, item.seed, tmp)
-            # Against the release's own bytes (a file edited without its object's manifest
-            # is caught here as well as by the hashes).
-            names = set(store.manifest(SAMPLE_STAGE, item.key)) - {OBJECT_MANIFEST}
-            want = {n: sha256_file(root / folder / n) for n in names if (root / folder / n).is_file()}
-            want.update({n: "(absent)" for n in names if n not in want})
-            have = {p.relative_to(tmp).as_posix(): sha256_file(p) for p in sorted(tmp.rglob("*")) if p.is_file()}
-            for name in sorted(set(want) | set(have)):
-                if want.get(name) != have.get(name):
-                    report.add(f"{folder}/{name}", item.key[:12], "sha256", want.get(name, "(absent)"), have.get(name, "(absent)"))
-            made += 1
-    report.counts["samples"] = made
+
+    def folder_of(stage: str, key: str) -> str:
+        return f"{rel.STORE}/{stage}/{key[:2]}/{key}"
+
+    for b in benchmarks():
+        if b.check_samples is not None:
+            b.check_samples(store, plan.sets_of, folder_of, scratch, report)
 
 
 # ---------------------------------------------------------------- all of it
@@ -408,7 +383,7 @@ def verify(path: str | Path) -> Report:
         try:
             info = json.loads(read_bounded(root / rel.INFO))
             check_size(root / rel.PLAN)
-            plan = rel.with_carried_clip(load_plan(root / rel.PLAN), root)
+            plan = rel.with_carried(load_plan(root / rel.PLAN), root)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             report.add(rel.PLAN, "-", "-", "a readable release.json and plan.json", f"{type(exc).__name__}: {str(exc)[:200]}")
             return report

@@ -1,12 +1,13 @@
-from shredfold.report import charts, paper
+from shredfold.report import charts
+from shredfold.tasks.shredbench.report import REPORTED_NED
 
 
 def test_the_decay_chart_labels_reported_curves_and_is_reproducible() -> None:
     measured = {"ocr-islands": {1: 0.1, 8: 0.5, 16: 0.7}}
-    svg = charts.decay(measured, paper.SHRED_NED, "NED")
+    svg = charts.decay(measured, REPORTED_NED, "NED")
     assert svg.startswith("<svg") and "ocr-islands (measured)" in svg
-    assert all(f"{m} (reported)" in svg for m in paper.SHRED_NED)
-    assert svg == charts.decay(measured, paper.SHRED_NED, "NED")  # no date, fixed ids
+    assert all(f"{m} (reported)" in svg for m in REPORTED_NED)
+    assert svg == charts.decay(measured, REPORTED_NED, "NED")  # no date, fixed ids
     assert 'href="http' not in svg and "<image" not in svg  # nothing to fetch
 
 

@@ -8,6 +8,8 @@ from shredfold.plan import make_plan
 from shredfold.resolve import load_spec
 from shredfold.stages import resources as res
 from shredfold.store import Store
+from shredfold.tasks.origamibench import resources as origami_res
+from shredfold.tasks.shredbench import resources as shred_res
 
 SPEC = """\
 name: r
@@ -54,16 +56,16 @@ def by(plan, **labels):
 def test_declarations_cover_the_fitted_peaks_with_a_margin(plan):
     p = plan(size=256)
     s16 = by(p, n=16)
-    mpx, turned = res.item_pixels(s16.items[0])
+    mpx, turned = shred_res.item_pixels(s16.items[0])
     assert 1.0 < mpx < 6.0 and turned > 2 * mpx  # a news page 1600 px wide, nearly square
-    (a1, a2), (d1, d2) = res.SHRED_SET_AREA, res.SHRED_SET_TURNED
-    fitted = res.SHRED_SET_BASE_MB + (a1 + a2 / 16) * mpx + (d1 + d2 / 16) * turned
+    (a1, a2), (d1, d2) = shred_res.SHRED_SET_AREA, shred_res.SHRED_SET_TURNED
+    fitted = shred_res.SHRED_SET_BASE_MB + (a1 + a2 / 16) * mpx + (d1 + d2 / 16) * turned
     assert fitted * res.MARGIN <= res.set_mem_mb(s16, p.spec) < fitted * res.MARGIN + 50
     cells = {(c.model.id, c.task, c.labels.get("n")): c for c in p.cells}
-    assert res.query_mem_mb(cells["ocr-islands", "shred", 16], p.spec) >= (res.OCR_QUERY_BASE_MB + res.OCR_QUERY_PER_MPX * mpx) * res.MARGIN
+    assert res.query_mem_mb(cells["ocr-islands", "shred", 16], p.spec) >= (shred_res.OCR_QUERY_BASE_MB + shred_res.OCR_QUERY_PER_MPX * mpx) * res.MARGIN
     assert res.query_mem_mb(cells["api", "shred", 16], p.spec) >= res.HTTP_QUERY_BASE_MB * res.MARGIN
-    assert res.query_mem_mb(cells["origami-random", "origami_fullstep", None], p.spec) >= res.ORIGAMI_AGENT_MB * res.MARGIN
-    assert all(res.score_mem_mb(c, p.spec) >= res.SCORE_MB * res.MARGIN for c in p.cells)
+    assert res.query_mem_mb(cells["origami-random", "origami_fullstep", None], p.spec) >= origami_res.ORIGAMI_AGENT_MB * res.MARGIN
+    assert all(res.score_mem_mb(c, p.spec) >= shred_res.SCORE_MB * res.MARGIN for c in p.cells)
     assert all(res.score_threads(c, p.spec) == 1 for c in p.cells)  # no SS: one thread
     assert all(v % 50 == 0 for v in (res.set_mem_mb(s16, p.spec), res.query_mem_mb(p.cells[0], p.spec)))
 
@@ -82,8 +84,8 @@ def test_ss_scoring_declares_torch_and_its_threads(plan):
     p = plan(size=256, clip="  clip: {model: ViT-B-32, pretrained: openai}\n")
     full = [c for c in p.cells if c.task == "origami_fullstep"]
     shred = [c for c in p.cells if c.task == "shred"]
-    assert full and all(res.score_mem_mb(c, p.spec) >= res.SS_SCORE_MB * res.MARGIN for c in full)
-    assert all(res.score_threads(c, p.spec) == res.SS_THREADS for c in full)
+    assert full and all(res.score_mem_mb(c, p.spec) >= origami_res.SS_SCORE_MB * res.MARGIN for c in full)
+    assert all(res.score_threads(c, p.spec) == origami_res.SS_THREADS for c in full)
     assert all(res.score_threads(c, p.spec) == 1 for c in shred)
 
 
@@ -136,7 +138,7 @@ def test_a_design_validation_declares_what_its_solver_may_take_in_its_time_and_a
         checks = [s for s in full.item_sets.values() if not s.asked]
         assert len(checks) == 2
         declared[timeout] = {res.set_mem_mb(s, full.spec) for s in checks}
-        assert declared[timeout] == {res._mb(res.VALIDATE_BASE_MB + res.VALIDATE_PER_S * timeout)}
+        assert declared[timeout] == {res._mb(origami_res.VALIDATE_BASE_MB + origami_res.VALIDATE_PER_S * timeout)}
         # a quick run cuts the target sets, never a validation: its key is what they need
         quick = make_plan(with_limit(load_spec(spec), 1))
         assert [s for s in quick.item_sets.values() if not s.asked] == checks

@@ -74,7 +74,7 @@ workflow.resourcescope(**{_name: "global" for _name in endpoint_limits(PLAN.spec
 if "mem_mb" not in workflow.global_resources and workflow.local_exec:
     workflow.register_resource("mem_mb", res.machine_mem_mb())
 if workflow.is_main_process:  # (a cluster job's own Snakemake needs only its job's)
-    res.warm(i for s in PLAN.sets_of("shred") for i in s.items)
+    res.warm(PLAN.item_sets.values())
 
 
 def _cell(wildcards):

@@ -17,14 +17,14 @@ can count what was answered.
 
 Modules: :mod:`.server` (the server, and :func:`serve` that makes one), :mod:`.handler`
 (HTTP: routes, bodies, replies and the scheduled faults), :mod:`.faults` (the schedule),
-:mod:`.models` (what is served: a built-in model, the echo check, the sample index the
+:mod:`.models` (what is served: a built-in model, the echo check, the item index the
 oracle needs), :mod:`.log` (reading the request log) and :mod:`.errors`.
 """
 
 from shredfold.serve.errors import ServeError
 from shredfold.serve.faults import FAULTS, FaultPlan
 from shredfold.serve.log import answered_twice, read_log
-from shredfold.serve.models import Echo, SampleIndex, build_served_model
+from shredfold.serve.models import Echo, ItemIndex, build_served_model, served_index
 from shredfold.serve.server import MAX_BODY_BYTES, ChatServer, serve
 
 __all__ = [
@@ -33,10 +33,11 @@ __all__ = [
     "ChatServer",
     "Echo",
     "FaultPlan",
-    "SampleIndex",
+    "ItemIndex",
     "ServeError",
     "answered_twice",
     "build_served_model",
     "read_log",
+    "served_index",
     "serve",
 ]

@@ -1,10 +1,9 @@
 """What ``shredfold serve`` serves: a built-in model, or the echo transport check; and the
-index of stored sample images by which the oracle finds the item a request shows."""
+index by which a served model that reads its item (the oracle) finds the item a request
+shows (each benchmark's own: :attr:`shredfold.tasks.benchmark.Benchmark.item_index`)."""
 
 from __future__ import annotations
 
-import hashlib
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -33,49 +32,33 @@ class Echo:
         return Response(text=f"{last} [{len(request.images)} images]", served_model="echo")
 
 
-class SampleIndex:
-    """SHA-256 of every stored sample image → sample key; rebuilt when a hash is unknown.
+class ItemIndex:
+    """The item a request shows, for a served model that reads its item (the oracle): asked of
+    each benchmark it answers that can tell (:attr:`Benchmark.item_index`), first answer wins."""
 
-    Besides the stored pieces and composite, each composite's paper-protocol rendition
-    (:func:`~shredfold.shred.presentation.paper_image`) is indexed: it is made when a request
-    is built, never stored."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self._by_hash: dict[str, str] = {}
-        self._seen: set[str] = set()
-        self._rendered: set[str] = set()
-        self._lock = threading.Lock()
-
-    def _refresh(self, renditions: bool) -> None:
-        from shredfold.shred.presentation import paper_image
-        from shredfold.shred.sample_folder import COMPOSITE_FILE, SAMPLE_STAGE, load_public
-
-        seen = self._rendered if renditions else self._seen
-        for key in self.store.keys(SAMPLE_STAGE):
-            if key in seen:
-                continue
-            obj = self.store.object(SAMPLE_STAGE, key)
-            if not obj.has(COMPOSITE_FILE):  # a sample of an older layout: no request shows it
-                seen.add(key)
-                continue
-            public = load_public(obj)
-            # The paper rendition costs an encode per sample: only looked for when the
-            # stored images do not match.
-            images = [paper_image(public.composite)] if renditions else [*public.pieces, public.composite]
-            for data in images:
-                self._by_hash[hashlib.sha256(data).hexdigest()] = key
-            seen.add(key)
+    def __init__(self, indexes: list[Any]) -> None:
+        self.indexes = indexes
 
     def item_for(self, images: list[bytes]) -> str | None:
-        if not images:
-            return None
-        digest = hashlib.sha256(images[0]).hexdigest()
-        with self._lock:
-            for renditions in (False, True):
-                if digest not in self._by_hash:
-                    self._refresh(renditions)
-            return self._by_hash.get(digest)
+        for index in self.indexes:
+            key = index.item_for(images)
+            if key is not None:
+                return key
+        return None
+
+
+def served_index(name: str, results: Path | None) -> ItemIndex | None:
+    """The item index a served built-in needs (None: its benchmarks tell no item, or there
+    is no results folder to read)."""
+    if results is None or name == "echo":
+        return None
+    from shredfold.models import registry
+    from shredfold.tasks.registry import benchmarks
+
+    config = registry.builtin_config(name)
+    store = Store(results / "store")
+    found = [b.item_index(store) for b in benchmarks() if b.item_index is not None and registry.answers(config, b.name)]
+    return ItemIndex(found) if found else None
 
 
 def build_served_model(name: str, results: Path | None) -> Model:

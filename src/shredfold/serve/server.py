@@ -19,8 +19,7 @@ from shredfold.models.base import Model
 from shredfold.serve.errors import ServeError
 from shredfold.serve.faults import FaultPlan
 from shredfold.serve.handler import Handler
-from shredfold.serve.models import SampleIndex, build_served_model
-from shredfold.store import Store
+from shredfold.serve.models import ItemIndex, build_served_model, served_index
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +38,7 @@ class ChatServer(ThreadingHTTPServer):
         *,
         faults: FaultPlan | None = None,
         log_path: Path | None = None,
-        index: SampleIndex | None = None,
+        index: ItemIndex | None = None,
         api_key: str | None = None,
         retry_after_s: float = 1.0,
         slow_s: float = 5.0,
@@ -174,7 +173,7 @@ def serve(
     except ValueError as exc:
         raise ServeError(f"--faults: {exc}") from None
     served = build_served_model(model, results)
-    index = SampleIndex(Store(results / "store")) if results is not None and model == "oracle" else None
+    index = served_index(model, results)
     try:
         return ChatServer(
             (host, port),

@@ -7,7 +7,8 @@ model reference or an adapter name means is the adapter registry's business
 (:mod:`shredfold.resolve` puts the two together), so this package knows no adapter.
 
 One module per concern: :mod:`.shred` and :mod:`.origami` hold each benchmark's section,
-:mod:`.model` a model's configuration, :mod:`.root` the spec that holds them, and
+:mod:`.model` a model's configuration, :mod:`.root` the spec that holds them (a section per
+registered benchmark: :func:`register_section`), and
 :mod:`.reading` the YAML reading. The names below are the package's public face.
 """
 
@@ -39,7 +40,16 @@ from shredfold.spec.reading import (
     read_yaml,
     spec_error_at,
 )
-from shredfold.spec.root import KeyOptIn, ResolvedSpec, Spec, json_schemas
+from shredfold.spec.root import (
+    KeyOptIn,
+    ResolvedSpec,
+    Spec,
+    json_schemas,
+    load_sections,
+    path_fields,
+    register_section,
+    sections,
+)
 from shredfold.spec.shred import (
     BLENDER_PRESETS,
     PAPER_FIXED,
@@ -59,5 +69,6 @@ __all__ = [
     "ModelConfig", "OpenAIPatches", "OpenAITiles", "OrigamiBenchSpec", "OrigamiTask", "PerPixel", "QwenPatches",
     "RenderOverrides", "RenderSettings", "ResolvedSpec", "SampleSource", "ShredBenchSpec", "Spec", "SpecError",
     "Strict", "SynthesisSettings", "TierThresholds", "format_validation_error", "json_schemas", "line_of",
-    "read_model_config", "read_spec", "read_yaml", "spec_error_at",
+    "load_sections", "path_fields", "read_model_config", "read_spec", "read_yaml", "register_section", "sections",
+    "spec_error_at",
 ]

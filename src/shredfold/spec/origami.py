@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from shredfold.spec.base import Strict
+from shredfold.spec.root import register_section
 
 OrigamiTask = Literal["mcq_assoc", "mcq_causal", "fullstep"]
 
@@ -131,3 +132,12 @@ class OrigamiBenchSpec(Strict):
         return v
 
 
+
+
+# The section is the spec's from import on (a spec is read in processes that load no task).
+register_section(
+    "origami",
+    OrigamiBenchSpec,
+    order=10,
+    paths=(("designs", "folder"), ("designs", "categories"), ("clip", "checkpoint")),
+)

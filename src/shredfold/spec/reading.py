@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from shredfold.spec.base import SpecError
 from shredfold.spec.model import ImageTokenRule, ModelConfig
-from shredfold.spec.root import Spec
+from shredfold.spec.root import Spec, load_sections
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -215,6 +215,7 @@ def read_model_config(path: Path) -> tuple[ModelConfig, str]:
 
 def read_spec(path: Path) -> tuple[Spec, str]:
     """A spec file, validated as a :class:`Spec` (references and paths not yet resolved)."""
+    load_sections()
     return _read_as(path, Spec, "")
 
 

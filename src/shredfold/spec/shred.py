@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, create_model, field_validator, model_vali
 
 from shredfold.corpus.document import Domain
 from shredfold.spec.base import Strict
+from shredfold.spec.root import register_section
 
 
 class RenderSettings(Strict):
@@ -285,3 +286,12 @@ class ShredBenchSpec(Strict):
         return self.render.model_copy(update=changes)
 
 
+
+
+# The section is the spec's from import on (a spec is read in processes that load no task).
+register_section(
+    "shred",
+    ShredBenchSpec,
+    order=0,
+    paths=(("corpus", "folder"), ("corpus", "jsonl"), ("samples", "folder"), ("samples", "manifest")),
+)

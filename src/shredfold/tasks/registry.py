@@ -1,7 +1,10 @@
-"""The task registry: every task module under :mod:`shredfold.tasks` registers its task.
+"""The task and benchmark registry: every module under :mod:`shredfold.tasks` registers its
+task(s) or its benchmark, and so does every module an installed package names in the
+``shredfold.tasks`` entry-point group (:mod:`shredfold.plugins`).
 
-Adding a task is adding one module (and its tests): the plan, the stages, the rules and the
-aggregator find it here.
+Adding a task is adding one module (and its tests); adding a benchmark is adding one package
+(its :class:`~shredfold.tasks.benchmark.Benchmark` and its tasks). The plan, the stages, the
+rules, the aggregator, the bill, the report and a release find them here.
 """
 
 from __future__ import annotations
@@ -10,12 +13,16 @@ import importlib
 import pkgutil
 from typing import TypeVar
 
+from shredfold import plugins
+from shredfold.spec import register_section
 from shredfold.tasks.base import Task
+from shredfold.tasks.benchmark import Benchmark
 from shredfold.tasks.metric import check
 
 _TASKS: dict[str, Task] = {}
+_BENCHMARKS: dict[str, Benchmark] = {}
 _LOADED = False
-_NOT_TASKS = frozenset({"base", "registry", "metric"})
+_NOT_TASKS = frozenset({"base", "benchmark", "registry", "manifest", "metric"})
 T = TypeVar("T")
 
 
@@ -37,6 +44,21 @@ def register(order: int):  # noqa: ANN201 - a class decorator
     return deco
 
 
+def register_benchmark(benchmark: Benchmark) -> Benchmark:
+    """Register a benchmark and its spec section (the same declaration again is a no-op)."""
+    old = _BENCHMARKS.get(benchmark.name)
+    if old is not None and old != benchmark:
+        raise ValueError(f"benchmark {benchmark.name!r} is already registered")
+    register_section(benchmark.name, benchmark.section, benchmark.order)
+    if benchmark.prompt_reader is not None:
+        # (here, not at the top: chat_api loads Pillow, which a plan never needs)
+        from shredfold.chat_api import register_template_reader
+
+        register_template_reader(benchmark.prompt_reader)
+    _BENCHMARKS[benchmark.name] = benchmark
+    return benchmark
+
+
 def _load() -> None:
     global _LOADED
     if _LOADED:
@@ -47,6 +69,24 @@ def _load() -> None:
     for info in pkgutil.iter_modules(pkg.__path__):
         if info.name not in _NOT_TASKS:
             importlib.import_module(f"{pkg.__name__}.{info.name}")
+    plugins.load(plugins.BENCHMARKS)
+    orphans = sorted(f"{t.name} ({t.benchmark})" for t in _TASKS.values() if t.benchmark not in _BENCHMARKS)
+    if orphans:
+        raise ValueError(f"tasks of no registered benchmark: {', '.join(orphans)}")
+
+
+def benchmarks() -> list[Benchmark]:
+    """Every registered benchmark, in order."""
+    _load()
+    return sorted(_BENCHMARKS.values(), key=lambda b: (b.order, b.name))
+
+
+def benchmark(name: str) -> Benchmark:
+    _load()
+    try:
+        return _BENCHMARKS[name]
+    except KeyError:
+        raise KeyError(f"unknown benchmark {name!r}; known: {', '.join(sorted(_BENCHMARKS))}") from None
 
 
 def tasks() -> list[Task]:

@@ -54,7 +54,7 @@ def attach(engine: RapidOCR) -> None:
     """Route ``engine``'s detector and recogniser to OpenVINO. RapidOCR 1.4.4 calls
     ``text_det.infer(batch)`` and ``text_rec.session(batch)``, each returning a list whose
     first item is the output, and loads its models from the ``models`` folder of its
-    package (the files :func:`shredfold.release.ocr_model_hashes` digests)."""
+    package (the files :func:`shredfold.tasks.shredbench.release.ocr_model_hashes` digests)."""
     import rapidocr_onnxruntime
 
     models = Path(rapidocr_onnxruntime.__file__).parent / "models"

@@ -28,7 +28,7 @@ from PIL import Image
 from shredfold.calls import Response, response_key
 from shredfold.models.envelope import cached_response, store_response
 from shredfold.models.openai_compat import OpenAICompatible
-from shredfold.prompts.shred import build_request
+from shredfold.shred.prompts import build_request
 from shredfold.spec import ModelConfig
 from shredfold.store import Store
 

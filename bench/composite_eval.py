@@ -85,9 +85,9 @@ def segmentation(folder: Path, data: bytes, scale: float) -> dict:
 def evaluate(folder: Path, model_id: str, present: str) -> dict:
     from shredfold.models.builtin.jigsaw import JigsawOcr
     from shredfold.models.builtin.ocr_islands import OcrIslands
-    from shredfold.prompts.shred import build_request
+    from shredfold.shred.prompts import build_request
     from shredfold.spec import ModelConfig
-    from shredfold.tasks.shred import score_text
+    from shredfold.tasks.shredbench.task import score_text
 
     public = load_public(folder)
     meta = public.meta

@@ -35,7 +35,7 @@ from shredfold.shred.sample_folder import SAMPLE_STAGE, load_truth
 from shredfold.store import Store
 from shredfold.tasks.base import JobContext
 from shredfold.tasks.registry import get as get_task
-from shredfold.tasks.shred import score_text, shred_request
+from shredfold.tasks.shredbench.task import score_text, shred_request
 
 
 class _Meter:

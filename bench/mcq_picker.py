@@ -27,7 +27,7 @@ from shredfold.origami_bench.catalogue import load_catalogue
 from shredfold.origami_bench.crease_order import OrderBook
 from shredfold.origami_bench.design import Design
 from shredfold.origami_bench.mcq import McqDropped, StateCache, build_mcq, plan_mcq
-from shredfold.prompts.origami import AnswerError, mcq_request, parse_mcq
+from shredfold.origami_bench.prompts import AnswerError, mcq_request, parse_mcq
 from shredfold.spec import ModelConfig, read_spec
 from shredfold.store import Store
 

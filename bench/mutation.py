@@ -94,8 +94,8 @@ MODULES: dict[str, Target] = {
         ("tests/metrics/test_shape.py", "tests/origami_bench/test_shape_and_designs.py"),
     ),
     "prompts.shred": Target(
-        "src/shredfold/prompts/shred.py",
-        ("tests/prompts/test_shred_prompts.py", "tests/prompts/test_answer_fuzz.py"),
+        "src/shredfold/shred/prompts.py",
+        ("tests/shred/test_prompts.py", "tests/test_answer_fuzz.py"),
         _COST_TESTS,
     ),
     "store": Target("src/shredfold/store.py", ("tests/test_store.py",)),

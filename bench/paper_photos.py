@@ -36,12 +36,12 @@ def measure(folder: Path, model_id: str) -> dict:
     from shredfold.corpus.document import domain_kind
     from shredfold.models.builtin.jigsaw import JigsawOcr
     from shredfold.models.builtin.ocr_islands import OcrIslands
-    from shredfold.prompts.shred import paper_request
     from shredfold.shred.presentation import paper_image
+    from shredfold.shred.prompts import paper_request
     from shredfold.shred.sample_folder import load_public, load_truth
     from shredfold.shred.solvers.jigsaw.segment import decode_photo, segment
     from shredfold.spec import ModelConfig
-    from shredfold.tasks.shred import score_text
+    from shredfold.tasks.shredbench.task import score_text
 
     public = load_public(folder)
     meta = public.meta

@@ -74,7 +74,7 @@ def _faults(workdir: Path, spec: Path) -> str:
     from shredfold.serve import FaultPlan
     from shredfold.store import Store, sha256_bytes
     from shredfold.tasks.base import JobContext
-    from shredfold.tasks.shred import shred_request
+    from shredfold.tasks.shredbench.task import shred_request
 
     plan = make_plan(load_spec(spec))
     store = Store(workdir / "results" / "store")

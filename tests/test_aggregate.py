@@ -20,9 +20,9 @@ from shredfold.aggregate import (
 )
 from shredfold.stages.score import write_cell_table
 from shredfold.tasks.base import ItemSet
-from shredfold.tasks.origami_common import OrigamiRow
+from shredfold.tasks.origamibench.common import OrigamiRow
 from shredfold.tasks.registry import get
-from shredfold.tasks.shred import ShredRow
+from shredfold.tasks.shredbench.task import ShredRow
 
 SHRED, MCQ, FULL = get("shred"), get("origami_mcq"), get("origami_fullstep")
 

@@ -15,11 +15,11 @@ from PIL import Image
 from shredfold.cli import main
 from shredfold.cost import estimate
 from shredfold.models.accounting import text_tokens
+from shredfold.origami_bench.prompts import mcq_request
 from shredfold.plan import make_plan
-from shredfold.prompts.origami import mcq_request
-from shredfold.prompts.shred import build_request
 from shredfold.resolve import load_spec
 from shredfold.shred.formats import COMPOSITE_FILE
+from shredfold.shred.prompts import build_request
 from shredfold.shred.render import page_size
 from shredfold.shred.sample_folder import SAMPLE_STAGE
 from shredfold.store import Store

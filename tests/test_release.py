@@ -14,7 +14,7 @@ import pytest
 
 from shredfold import release as rel
 from shredfold.cli import main
-from shredfold.tasks.shred import ShredTask
+from shredfold.tasks.shredbench.task import ShredTask
 
 pytestmark = pytest.mark.slow
 

@@ -11,18 +11,14 @@ from __future__ import annotations
 
 import base64
 import binascii
-import importlib
 import io
 import json
-import pkgutil
-import threading
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any
 
 from PIL import Image
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
-from shredfold import plugins
 from shredfold.calls import Message, Request
 
 # OpenAI's own bound on ``n``.
@@ -157,50 +153,10 @@ def decode_data_url(url: str, where: str = "image_url.url") -> bytes:
     return data
 
 
-# Template readers: each gives the template whose task wording a prompt contains, or raises
-# ValueError saying why not. The built-in prompt modules' (every module of
-# :mod:`shredfold.prompts` with an ``infer_template``) and those an outside benchmark registers.
-_READERS: list[Callable[[str], str]] = []
-_FOUND = False
-_FINDING = threading.RLock()
-
-
-def register_template_reader(read: Callable[[str], str]) -> None:
-    """Let ``shredfold serve`` recognise a benchmark's prompts (``read(prompt)`` → template)."""
-    if read not in _READERS:
-        _READERS.append(read)
-
-
-def template_readers() -> list[Callable[[str], str]]:
-    global _FOUND
-    # ``shredfold serve`` answers on many threads: none may see the list half found.
-    with _FINDING:
-        if not _FOUND:
-            import shredfold.prompts as pkg
-
-            # (reverse name order: the order a refusal has always listed their reasons in)
-            for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name, reverse=True):
-                read = getattr(importlib.import_module(f"{pkg.__name__}.{info.name}"), "infer_template", None)
-                if callable(read):
-                    register_template_reader(read)
-            plugins.load(plugins.BENCHMARKS)
-            _FOUND = True
-    return list(_READERS)
-
-
-def infer_template(prompt: str) -> str:
-    """The benchmark template whose task wording the prompt contains."""
-    errors = []
-    for read in template_readers():
-        try:
-            return read(prompt)
-        except ValueError as exc:
-            errors.append(str(exc))
-    raise BadRequest("; ".join(errors), "messages")
-
-
-def to_request(chat: ChatRequest) -> Request:
-    """The Request a built-in model would get in-process for this body."""
+def to_request(chat: ChatRequest, infer_template: Callable[[str], str]) -> Request:
+    """The Request a built-in model would get in-process for this body; ``infer_template``
+    names the benchmark template whose wording the prompt holds (or raises
+    :class:`BadRequest`)."""
     messages = []
     for i, m in enumerate(chat.messages):
         if isinstance(m.content, list):

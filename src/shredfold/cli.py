@@ -1,5 +1,6 @@
-"""``shredfold …`` commands: plan, status, show, release, verify, export, report, designs, weights,
-clip, schema, serve, serve-env, and the jobs Snakemake runs.
+"""``shredfold …`` commands: plan, status, release, verify, export, report, schema, serve, the
+jobs Snakemake runs, and each benchmark's own (its ``commands`` hook: ShredBench's show;
+OrigamiBench's designs, weights, clip and serve-env).
 
 Every failure a user can cause (a wrong spec, a missing key, a corrupt store object, a busy
 port) ends in one line naming the cause and exit status 2 (1 for a failed verification).
@@ -8,7 +9,6 @@ port) ends in one line naming the cause and exit status 2 (1 for a failed verifi
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import logging
 import os
@@ -17,16 +17,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from shredfold import paths
+from shredfold import argtypes, paths
+from shredfold.errors import UserError
 from shredfold.spec import SpecError
 from shredfold.store import CorruptObjectError
 
 RESULTS = Path(paths.RESULTS)
-SHOW_MARKER = ".shredfold-show.json"
 
 
-class UserError(Exception):
-    """A problem the user can fix; printed as one line, exit 2."""
 
 
 def _store(results: Path) -> Any:
@@ -146,80 +144,6 @@ def cmd_status(args: argparse.Namespace) -> int:
         return 0
 
 
-# ---------------------------------------------------------------- show
-
-
-def _show_target(out: Path, force: bool) -> list[str]:
-    """Check that ``out`` may receive a sample; return the files a previous show wrote."""
-    if not out.exists():
-        return []
-    if not out.is_dir():
-        raise UserError(f"{out} exists and is not a folder")
-    entries = [p for p in out.iterdir()]
-    if not entries:
-        return []
-    marker = out / SHOW_MARKER
-    if not force:
-        raise UserError(f"{out} is not empty; choose another --out, or --force to replace what an earlier `shredfold show` wrote there")
-    if marker.is_symlink() or not marker.is_file():
-        raise UserError(f"{out} was not written by `shredfold show` (no {SHOW_MARKER}); refusing to touch it")
-    try:
-        written = json.loads(marker.read_text(encoding="utf-8"))["files"]
-    except (ValueError, KeyError, TypeError):
-        raise UserError(f"{marker} is unreadable; refusing to touch {out}") from None
-    return [str(f) for f in written]
-
-
-def _check_inside(out: Path, name: str) -> None:
-    """Writes get the containment deletes have: no folder on the way to ``out/name``, and
-    not the file itself, may be a link (``pieces/`` linked to another folder would have its
-    files overwritten there), and nothing in ``name`` may leave ``out``."""
-    rel = Path(name)
-    if rel.is_absolute() or ".." in rel.parts:
-        raise UserError(f"{out}: the sample names a file {name!r} outside the folder; refusing to write it")
-    here = out
-    for part in rel.parts:
-        here = here / part
-        if here.is_symlink():
-            raise UserError(f"{here} is a link (to {os.readlink(here)}); refusing to write through it")
-        if here.exists() and not (here.is_dir() if here != out / rel else here.is_file()):
-            raise UserError(f"{here} is not a {'folder' if here != out / rel else 'file'}; refusing to replace it")
-
-
-def cmd_show(args: argparse.Namespace) -> int:
-    from shredfold.shred.sample_folder import SAMPLE_STAGE
-    from shredfold.store import atomic_write_bytes, atomic_write_json
-
-    store = _store(Path(args.results))
-    matches = [k for k in store.keys(SAMPLE_STAGE) if k.startswith(args.key)]
-    if not matches:
-        raise UserError(f"no sample with key starting {args.key!r} under {store.root}")
-    if len(matches) > 1:
-        raise UserError(f"key prefix {args.key!r} is ambiguous: {len(matches)} samples")
-    key = matches[0]
-    out = Path(args.out or f"show-{key[:12]}")
-    previous = _show_target(out, args.force)
-    files = sorted(store.manifest(SAMPLE_STAGE, key))
-    clash = [f for f in files if (out / f).exists() and f not in previous]
-    if clash:
-        raise UserError(f"{out}/{clash[0]} exists and was not written by `shredfold show`; refusing to overwrite it")
-    obj = store.object(SAMPLE_STAGE, key)
-    data = {f: obj.read_bytes(f) for f in files}  # verified before anything is written
-    for f in [*data, SHOW_MARKER]:
-        _check_inside(out, f)
-    for f in previous:
-        stale = out / f
-        if f not in data and stale.is_file() and stale.resolve().is_relative_to(out.resolve()):
-            stale.unlink()
-    for f, content in data.items():
-        atomic_write_bytes(out / f, content)
-    atomic_write_json(out / SHOW_MARKER, {"sample": key, "files": files})
-    # what this sample has (an outside one has perhaps no pieces/)
-    shown = sorted({f.split("/")[0] + ("/" if "/" in f else "") for f in files if f.endswith((".png", ".jpg", ".txt"))})
-    print(f"sample {key} written to {out}/ ({', '.join(shown)})")
-    return 0
-
-
 # ---------------------------------------------------------------- verify
 
 
@@ -322,91 +246,6 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-# ---------------------------------------------------------------- designs
-
-
-def cmd_designs_fetch(args: argparse.Namespace) -> int:
-    from shredfold.origami_bench.fetch import FetchError, fetch
-    from shredfold.origami_bench.flat_folder import manifest
-
-    try:
-        report = fetch(args.url, Path(args.to) if args.to else None, allow_partial=args.allow_partial)
-    except FetchError as exc:
-        raise UserError(str(exc)) from None
-    for line in report.lines(manifest().commit):
-        print(line)
-    return 0
-
-
-# ---------------------------------------------------------------- weights and clip
-
-
-def cmd_weights_fetch(args: argparse.Namespace) -> int:
-    from shredfold.download import FetchError
-    from shredfold.metrics.clip_weights import fetch_weights, pin_for
-
-    try:
-        pin = pin_for(args.model, args.pretrained)
-        got = fetch_weights(pin, args.url, Path(args.to) if args.to else None)
-    except FetchError as exc:
-        raise UserError(str(exc)) from None
-    print(got.line())
-    where = f", cache_dir: {args.to}" if args.to else ""
-    print(f"SS reads it when a spec names  origami: {{clip: {{model: {pin.model}, pretrained: {pin.pretrained}{where}}}}}")
-    return 0
-
-
-def cmd_clip_finetune(args: argparse.Namespace) -> int:
-    import time
-
-    from shredfold.metrics.clip_finetune import (
-        FinetuneError,
-        Hyper,
-        check_target,
-        finetune,
-        load_base,
-    )
-    from shredfold.origami_bench.clip_images import design_pictures
-    from shredfold.resolve import load_spec
-
-    t0 = time.perf_counter()
-    spec = load_spec(args.spec)
-    ob = spec.spec.origami
-    if ob is None:
-        raise UserError(f"{args.spec}: the spec has no origami section (no designs to draw)")
-    base: Any = ob.clip
-    if args.model or args.pretrained or args.checkpoint:
-        base = ob.clip.model_copy(update={
-            "model": args.model or ob.clip.model,
-            "pretrained": args.pretrained,
-            "checkpoint": Path(args.checkpoint) if args.checkpoint else None,
-        })  # fmt: skip
-    results = Path(args.results)
-    hyper = Hyper(
-        steps=args.steps, batch_size=args.batch_size, lr=args.lr, weight_decay=args.weight_decay,
-        seed=args.seed, caption=args.caption, symmetries=not args.no_symmetries,
-    )  # fmt: skip
-    try:
-        hyper.check()
-        check_target(Path(args.out), args.force)  # before the work, as finetune checks again after it
-        clip = load_base(base)
-        pictures = design_pictures(ob, spec.spec.seed, _store(results) if (results / "store").is_dir() else None, print)
-        recipe = finetune(base, pictures, hyper, Path(args.out), force=args.force, progress=print, loaded=clip)
-    except FileNotFoundError as exc:  # a design source not there (Flat-Folder's not fetched)
-        raise UserError(f"{args.spec}: origami.designs: {exc}") from None
-    except (FinetuneError, ValueError) as exc:
-        raise UserError(str(exc)) from None
-    t = recipe["training"]
-    print(
-        f"{args.out}: {recipe['weights']['file']} SHA-256 {recipe['weights']['sha256']} "
-        f"({recipe['data']['pictures']} pictures, {len(recipe['data']['categories'])} categories, "
-        f"{len(t['loss'])} steps: loss over the pictures {t['set_loss_before']:.4f} → {t['set_loss_after']:.4f}, category accuracy "
-        f"{t['category_accuracy_before']:.3f} → {t['category_accuracy_after']:.3f}; {time.perf_counter() - t0:.0f} s)"
-    )
-    print(f"SS uses it when a spec names  origami: {{clip: {{checkpoint: {args.out}}}}}")
-    return 0
-
-
 # ---------------------------------------------------------------- schema
 
 
@@ -459,10 +298,8 @@ def _rebuild_hint(exc: CorruptObjectError, plan: Any, args: argparse.Namespace) 
 
 
 def cmd_job(args: argparse.Namespace) -> int:
-    from shredfold.origami_bench.design import DesignFileError
+    from shredfold.errors import InputError
     from shredfold.plan import StalePlanError, load_plan
-    from shredfold.shred.outside import OutsideSetError
-    from shredfold.tasks.manifest import ManifestError
 
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr
@@ -475,17 +312,12 @@ def cmd_job(args: argparse.Namespace) -> int:
         raise UserError(_out_of_memory(args, "the job ran out of memory (MemoryError)")) from None
     except CorruptObjectError as exc:
         raise UserError(f"{exc}; {_rebuild_hint(exc, plan, args)}") from None
-    # a user's file changed or broke since the plan (or the cell's manifest since its query)
-    except (OutsideSetError, DesignFileError, ManifestError) as exc:
+    # a user's file changed or broke since the plan (a sample folder, a design, the cell's
+    # manifest since its query, weights that are not what they claim)
+    except InputError as exc:
         raise UserError(str(exc)) from None
     except StalePlanError as exc:
         raise UserError(str(exc)) from None
-    except ValueError as exc:
-        from shredfold.metrics.clip import ClipWeightsError
-
-        if isinstance(exc, ClipWeightsError):  # SS's weights are not what they claim
-            raise UserError(str(exc)) from None
-        raise
     finally:
         _log_memory(args)
     return 0
@@ -600,7 +432,6 @@ def _run_job(args: argparse.Namespace, plan: Any, store: Any) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    import os
 
     from shredfold.serve import ServeError, serve
 
@@ -646,108 +477,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_serve_env(args: argparse.Namespace) -> int:
-    """The origami environment as an OpenEnv server (the ``[openenv]`` extra)."""
-    import ipaddress
-
-    prog = "shredfold serve-env"
-    try:
-        from shredfold.origami_bench.episode import resolve_target
-        from shredfold.origami_bench.openenv_env import ResetOptions
-        from shredfold.origami_bench.serve_env import (
-            ServeEnvConfig,
-            ServeEnvError,
-            bind,
-            server,
-            url_of,
-        )
-    except ImportError as exc:
-        print(f"{prog}: needs the [openenv] extra (pip install 'shredfold[openenv]'): {exc}", file=sys.stderr)
-        return 2
-    from pydantic import ValidationError
-
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    target: str | int = int(args.target) if args.target.isdigit() else args.target
-    threshold = args.gs_threshold.lower()
-    if threshold != "none" and not _is_number(threshold):
-        print(f"{prog}: --gs-threshold: a number from 0 to 1, or 'none'; got {args.gs_threshold!r}", file=sys.stderr)
-        return 2
-    try:
-        defaults = ResetOptions(
-            target=target,
-            kind=args.kind,
-            step_limit=args.step_limit,
-            image_size=args.image_size,
-            gs_threshold=None if threshold == "none" else float(threshold),
-        )
-        resolve_target(defaults.target)  # an unknown design fails here, not at the first reset
-    except (ValidationError, ValueError) as exc:
-        first = exc.errors(include_url=False)[0] if isinstance(exc, ValidationError) else None
-        why = f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}" if first else str(exc)
-        print(f"{prog}: {why}", file=sys.stderr)
-        return 2
-    cfg = ServeEnvConfig(
-        defaults=defaults,
-        reward=args.reward,
-        max_episodes=args.max_episodes,
-        max_sessions=args.max_sessions,
-        max_body_bytes=int(args.max_body_kb * 1024),
-    )
-    try:
-        sock = bind(args.host, args.port)
-    except ServeEnvError as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
-        return 2
-    with contextlib.suppress(ValueError):
-        if not ipaddress.ip_address(sock.getsockname()[0]).is_loopback:
-            print(f"{prog}: listening beyond this machine: anyone who reaches the port can play", file=sys.stderr)
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # as cmd_serve: a parent may ignore it
-    try:
-        print(f"serving the origami environment at {url_of(sock)}", flush=True)
-        server(cfg).run(sockets=[sock])  # uvicorn drains and returns on SIGINT or SIGTERM
-    except KeyboardInterrupt:
-        pass
-    finally:
-        sock.close()
-    return 0
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _count(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 10_000:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1 to 10000")
-    return int(text)
-
-
-def _port(text: str) -> int:
-    if not text.isdigit() or int(text) > 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0-65535)")
-    return int(text)
-
-
-def _count(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
-    return int(text)
-
-
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
-    return value
-
-
 # ---------------------------------------------------------------- parser
 
 
@@ -764,7 +493,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     sp.add_argument("--results", default=str(RESULTS), help="results folder whose store keeps costly plan inputs (the design catalogue)")
     sp.add_argument("--no-cache", action="store_true", help="write nothing: read the results store only if it exists")
-    sp.add_argument("--limit", type=_count, help="a quick run's plan: the first N items of every cell (as --config limit=N)")
+    sp.add_argument("--limit", type=argtypes.count, help="a quick run's plan: the first N items of every cell (as --config limit=N)")
     sp.set_defaults(func=cmd_plan)
 
     sp = sub.add_parser(
@@ -773,20 +502,13 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     sp.add_argument("results", nargs="?", default=str(RESULTS), help="the results folder (default results)")
     sp.add_argument("--spec", help="the run of this spec (default: the plan Snakemake wrote or used last)")
-    sp.add_argument("--limit", type=_count, help="with --spec: its quick run (--config limit=N)")
+    sp.add_argument("--limit", type=argtypes.count, help="with --spec: its quick run (--config limit=N)")
     sp.add_argument("--cells", action="store_true", help="also a row per cell begun")
     sp.add_argument(
-        "--watch", nargs="?", type=_positive, const=5.0, metavar="SECONDS",
+        "--watch", nargs="?", type=argtypes.positive, const=5.0, metavar="SECONDS",
         help="print it again every SECONDS (default 5) until the run is done (Ctrl-C stops)",
     )  # fmt: skip
     sp.set_defaults(func=cmd_status)
-
-    sp = sub.add_parser("show", help="write a sample's pieces, composite and truth to a folder")
-    sp.add_argument("key", help="sample key or a unique prefix of it")
-    sp.add_argument("--out", help="folder to write (default show-KEY); must be new or empty")
-    sp.add_argument("--force", action="store_true", help="replace what an earlier show wrote in --out")
-    sp.add_argument("--results", default=str(RESULTS))
-    sp.set_defaults(func=cmd_show)
 
     sp = sub.add_parser("release", help="write a release (folder or .tar.gz) that `verify` can check")
     sp.add_argument("--spec", default="specs/default.yaml", help="the spec whose results to release")
@@ -794,7 +516,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--with-samples", action="store_true", help="add every sample's images")
     sp.add_argument("--force", action="store_true", help="replace an earlier release at --out")
     sp.add_argument("--results", default=str(RESULTS))
-    sp.add_argument("--limit", type=_count, help="release a quick run (snakemake --config limit=N)")
+    sp.add_argument("--limit", type=argtypes.count, help="release a quick run (snakemake --config limit=N)")
     sp.set_defaults(func=cmd_release)
 
     sp = sub.add_parser("verify", help="check a release (re-score it offline), or a results store")
@@ -812,53 +534,6 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--force", action="store_true", help="replace an earlier export at OUT")
     sp.set_defaults(func=cmd_export)
 
-    sp = sub.add_parser("designs", help="OrigamiBench's design sets")
-    dsub = sp.add_subparsers(dest="designs_command", required=True)
-    dp = dsub.add_parser(
-        "fetch", help="download Flat-Folder's 366 designs at the pinned commit, each checked by SHA-256"
-    )
-    dp.add_argument("--to", help="folder to write (default: where `designs: {flat_folder: true}` reads, "
-                    "$SHREDFOLD_CACHE/flat-folder/COMMIT, the cache defaulting to ~/.cache/shredfold)")
-    dp.add_argument("--url", help="the archive (https://, file://; default GitHub's tarball of the commit)")
-    dp.add_argument("--allow-partial", action="store_true",
-                    help="keep an archive's designs when some are missing or a later upstream revision (all named)")
-    dp.set_defaults(func=cmd_designs_fetch)
-
-    sp = sub.add_parser("weights", help="model weights the metrics read (SS's CLIP)")
-    wsub = sp.add_subparsers(dest="weights_command", required=True)
-    wp = wsub.add_parser("fetch", help="download pinned open_clip weights for SS, checked by SHA-256")
-    wp.add_argument("what", choices=["clip"])
-    wp.add_argument("--model", default="ViT-B-32", help="open_clip model config (default ViT-B-32)")
-    wp.add_argument("--pretrained", default="openai", help="open_clip pretrained tag (default openai)")
-    wp.add_argument("--url", help="where to download from (https://, file://; default the Hugging Face hub "
-                    "file open_clip downloads, at the pinned revision); checked against the pin all the same")
-    wp.add_argument("--to", help="cache folder to write under (default $SHREDFOLD_CACHE/clip, the cache "
-                    "defaulting to ~/.cache/shredfold); a spec names another with origami.clip.cache_dir")
-    wp.set_defaults(func=cmd_weights_fetch)
-
-    sp = sub.add_parser("clip", help="SS's CLIP model")
-    csub = sp.add_subparsers(dest="clip_command", required=True)
-    cp = csub.add_parser(
-        "finetune", help="fine-tune an open_clip model on the spec's designs, folded and drawn, "
-        "captioned by category (contrastive); writes weights, config and recipe to a folder",
-    )  # fmt: skip
-    cp.add_argument("spec", help="the spec whose origami designs to draw (built-in, procedural, Flat-Folder, folder)")
-    cp.add_argument("--out", required=True, help="a new folder (or an earlier fine-tune's, with --force)")
-    cp.add_argument("--model", help="base model (default the spec's origami.clip.model)")
-    cp.add_argument("--pretrained", help="base pretrained tag (default the spec's origami.clip)")
-    cp.add_argument("--checkpoint", help="base checkpoint file or fine-tuned folder (default the spec's origami.clip)")
-    cp.add_argument("--steps", type=int, default=200)
-    cp.add_argument("--batch-size", type=int, default=32)
-    cp.add_argument("--lr", type=float, default=1e-5)
-    cp.add_argument("--weight-decay", type=float, default=0.1)
-    cp.add_argument("--seed", type=int, default=0)
-    cp.add_argument("--caption", default="origami: {category}", help="caption template (default %(default)r)")
-    cp.add_argument("--no-symmetries", action="store_true",
-                    help="show each picture only as drawn (default: in any of the square's 8 symmetries)")
-    cp.add_argument("--force", action="store_true", help="replace an earlier fine-tune at --out")
-    cp.add_argument("--results", default=str(RESULTS), help="read pictures the pipeline made from this results folder")
-    cp.set_defaults(func=cmd_clip_finetune)
-
     sp = sub.add_parser("schema", help="write (or --check) the JSON Schemas in schemas/")
     sp.add_argument("--dir", default="schemas")
     sp.add_argument("--check", action="store_true")
@@ -869,7 +544,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("--model", required=True, help="a built-in model (oracle, ocr-islands, jigsaw-ocr, origami-…) or echo")
     sp.add_argument("--host", default="127.0.0.1")
-    sp.add_argument("--port", type=_port, default=8000, help="0 picks a free port (printed)")
+    sp.add_argument("--port", type=argtypes.port, default=8000, help="0 picks a free port (printed)")
     sp.add_argument("--results", help="results folder whose store holds the samples (oracle)")
     sp.add_argument("--faults", help="fault schedule, e.g. '429,500|ok' (see shredfold.serve.faults)")
     sp.add_argument("--retry-after", type=float, default=1.0, help="Retry-After of 429/503 (s)")
@@ -878,27 +553,16 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--log", help="append a JSON line per request to this file")
     sp.add_argument("--api-key-env", help="require 'Bearer $VAR' in the Authorization header")
     sp.add_argument(
-        "--max-body-mb", type=_positive, default=64.0,
+        "--max-body-mb", type=argtypes.positive, default=64.0,
         help="refuse request bodies larger than this with 413 (default 64)",
     )  # fmt: skip
     sp.set_defaults(func=cmd_serve)
 
-    sp = sub.add_parser(
-        "serve-env", help="serve the origami full-step environment as an OpenEnv server (reset, step, state)"
-    )
-    sp.add_argument("--host", default="127.0.0.1")
-    sp.add_argument("--port", type=_port, default=8001, help="0 picks a free port (printed)")
-    sp.add_argument("--target", default="builtin/blintz-half",
-                    help="default design of a reset: a built-in (book-fold) or procedural/007")
-    sp.add_argument("--kind", choices=["fold", "crease"], default="fold")
-    sp.add_argument("--step-limit", type=int, default=6)
-    sp.add_argument("--image-size", type=int, default=256)
-    sp.add_argument("--gs-threshold", default="0.99", help="GS that ends an episode ('none': only stop or the limit)")
-    sp.add_argument("--reward", choices=["gs_delta", "gs"], default="gs_delta", help="a step's reward: GS gained, or GS")
-    sp.add_argument("--max-episodes", type=_count, default=32, help="HTTP episodes kept (least recently used go)")
-    sp.add_argument("--max-sessions", type=_count, default=4, help="WebSocket sessions at once")
-    sp.add_argument("--max-body-kb", type=_positive, default=64.0, help="refuse larger requests with 413 (default 64)")
-    sp.set_defaults(func=cmd_serve_env)
+    from shredfold.tasks.registry import benchmarks
+
+    for bench in benchmarks():  # a benchmark's own commands (show, designs, weights, clip, serve-env)
+        if bench.commands is not None:
+            bench.commands(sub)
 
     sp = sub.add_parser("job", help="run one pipeline job (called by Snakemake rules)")
     sp.add_argument("stage", choices=["set", "query", "score", "aggregate", "report"])

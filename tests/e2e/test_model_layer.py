@@ -23,7 +23,7 @@ from shredfold.resolve import load_spec
 from shredfold.serve import FaultPlan, answered_twice, read_log
 from shredfold.store import Store, sha256_bytes
 from shredfold.tasks.base import JobContext
-from shredfold.tasks.shred import shred_request
+from shredfold.tasks.shredbench.task import shred_request
 from tests.e2e.snake import ROOT, served, tree_hashes
 from tests.models.samples import (
     ITEMS,

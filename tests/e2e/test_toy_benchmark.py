@@ -29,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from shredfold.calls import Message, Request, Response
+from shredfold.errors import UserError
 from shredfold.models.adapter import AdapterBase, adapter
 from shredfold.store import content_key
 from shredfold.tasks.base import ItemSet, Layout, Row, Stage, build_each, fill
@@ -75,11 +76,28 @@ def _words(inp: Any) -> dict[str, Any] | None:
     return {"exact": sum(r[2] for r in rows), "total": len(rows)}
 
 
+def _toy_words(args: Any) -> int:
+    from shredfold.resolve import load_spec
+
+    section = load_spec(args.spec).spec.toy
+    if section is None:
+        raise UserError(f"{args.spec}: the spec has no toy section")
+    print(" ".join(section.words))
+    return 0
+
+
+def _commands(sub: Any) -> None:
+    sp = sub.add_parser("toy-words", help="the words a spec's toy section repeats")
+    sp.add_argument("spec")
+    sp.set_defaults(func=_toy_words)
+
+
 register_benchmark(Benchmark(
     name="toy", title="Toy", section=ToySpec, order=50,
     report=(ReportSection("toy-words", "Toy: words repeated",
                           '<p id="toy-count">{% if section %}{{ section.exact | int }} of {{ section.total }} repeated exactly{% else %}no toy cells{% endif %}</p>',
                           _words),),
+    commands=_commands,
 ))
 
 
@@ -210,6 +228,12 @@ def test_a_toy_benchmark_from_one_module_runs_end_to_end(tmp_path: Path, monkeyp
     assert any("toy" in p for p in released), released
     verified = _run("verify", str(out), cwd=work)
     assert ": verified (" in verified.stdout, verified.stdout
+
+    # its own command, beside shredfold's; a problem the user can fix is one line, exit 2
+    assert _run("toy-words", str(spec), cwd=work).stdout.split() == ["paper", "fox", "shred", "box", "fold", "pixel"]
+    other = write_spec(work, "name: other\nmodels: [toy-parrot]\n", "other.yaml")
+    proc = subprocess.run([sys.executable, "-m", "shredfold", "toy-words", str(other)], capture_output=True, text=True, cwd=work)
+    assert proc.returncode == 2 and proc.stderr.strip() == f"error: {other}: the spec has no toy section", proc.stderr
 
     # an unknown section is refused in one line naming it
     bad = write_spec(work, "name: bad\ntoys:\n  words: [a]\nmodels: [toy-parrot]\n", "bad.yaml")

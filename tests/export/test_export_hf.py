@@ -11,12 +11,12 @@ import yaml
 
 from shredfold.cli import main
 from shredfold.origami_bench.items import MCQ_STAGE
+from shredfold.origami_bench.prompts import mcq_request
 from shredfold.origami_bench.targets import TARGET_STAGE
 from shredfold.plan import make_plan
-from shredfold.prompts.origami import mcq_request
-from shredfold.prompts.shred import PAPER_SYSTEM, PAPER_TASK, build_request
 from shredfold.resolve import load_spec
 from shredfold.shred.presentation import paper_image
+from shredfold.shred.prompts import PAPER_SYSTEM, PAPER_TASK, build_request
 from shredfold.shred.sample_folder import SAMPLE_STAGE, load_public, load_truth
 from shredfold.store import Store, sha256_file
 from tests.export.tiny_export import TinyExport, write_inputs
@@ -154,7 +154,7 @@ def test_an_export_never_replaces_a_users_files(tiny_export: TinyExport, tmp_pat
 def test_the_licences_follow_where_the_designs_come_from() -> None:
     from shredfold.origami_bench.design import Design
     from shredfold.origami_bench.flat_folder import manifest
-    from shredfold.tasks.origami_common import design_licences
+    from shredfold.tasks.origamibench.common import design_licences
 
     def design(source: str) -> Design:
         return Design.model_construct(id=source, key="0" * 64, source=source, category="x")

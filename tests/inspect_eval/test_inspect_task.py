@@ -36,13 +36,13 @@ from shredfold.inspect_eval.rows import SourceError
 from shredfold.inspect_eval.task import make_task
 from shredfold.metrics.text import RAW_NED_SIGNATURE
 from shredfold.plan import Plan, make_plan
-from shredfold.prompts.shred import PAPER_TASK
 from shredfold.resolve import load_spec
+from shredfold.shred.prompts import PAPER_TASK
 from shredfold.spec import ModelConfig
 from shredfold.stages.query import run_query
 from shredfold.stages.score import run_score
 from shredfold.store import Store
-from shredfold.tasks.shred import score_text
+from shredfold.tasks.shredbench.task import score_text
 from tests.export.tiny_export import TinyExport
 
 if TYPE_CHECKING:

@@ -38,7 +38,7 @@ def score_in_child(script: str) -> dict:
         import json, resource
         from shredfold.metrics.teds import table_scores
         from shredfold.metrics.text import text_scores
-        from shredfold.prompts.shred import read_answer
+        from shredfold.shred.prompts import read_answer
 
         text, note = read_answer(answer, kind)
         scores = text_scores(text, truth, kind, "en")
@@ -316,7 +316,7 @@ def test_the_cap_helpers_by_hand() -> None:
 
 
 def test_the_parser_reads_exactly_one_million_characters() -> None:
-    from shredfold.prompts.shred import read_answer
+    from shredfold.shred.prompts import read_answer
 
     assert read_answer("x" * 1_000_000, "prose")[1] == ""
     assert read_answer("x" * 1_000_001, "prose")[1] == "answer cut to 1000000 of 1000001 characters"

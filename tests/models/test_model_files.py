@@ -8,8 +8,8 @@ import pytest
 
 from shredfold.models.endpoints import endpoint_limits
 from shredfold.models.openai_compat import OpenAICompatible
-from shredfold.prompts.shred import build_request
 from shredfold.resolve import load_model_config, load_spec
+from shredfold.shred.prompts import build_request
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = ROOT / "specs" / "models"

@@ -10,10 +10,11 @@ import pytest
 from PIL import Image
 
 from shredfold.calls import ModelCallError, Request
-from shredfold.chat_api import ChatRequest, to_request
+from shredfold.chat_api import ChatRequest
 from shredfold.models.openai_compat import MissingApiKeyError, OpenAICompatible
-from shredfold.prompts.shred import build_request
 from shredfold.serve import answered_twice, read_log
+from shredfold.serve.templates import to_request
+from shredfold.shred.prompts import build_request
 from shredfold.spec import ModelConfig
 
 

@@ -20,7 +20,7 @@ from PIL import Image
 
 from shredfold.calls import ModelCallError
 from shredfold.models.builtin.request_images import MAX_IMAGE_PIXELS, MAX_PIXELS, bounded
-from shredfold.prompts.shred import build_request
+from shredfold.shred.prompts import build_request
 
 HUGE = 9400
 
@@ -51,8 +51,8 @@ resource.setrlimit(resource.RLIMIT_AS, (1536 * 2**20, 1536 * 2**20))
 from pathlib import Path
 from shredfold.calls import ModelCallError
 from shredfold.models import registry
-from shredfold.prompts.origami import mcq_request
-from shredfold.prompts.shred import build_request
+from shredfold.origami_bench.prompts import mcq_request
+from shredfold.shred.prompts import build_request
 from shredfold.store import Store
 
 png = Path(sys.argv[1]).read_bytes()

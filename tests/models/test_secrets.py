@@ -13,7 +13,7 @@ import pytest
 from shredfold.calls import ModelCallError
 from shredfold.models.openai_compat import MissingApiKeyError, OpenAICompatible
 from shredfold.models.secrets import MIN_PREFIX, MIN_RUN, excerpt, scrub, scrub_answer
-from shredfold.prompts.shred import build_request
+from shredfold.shred.prompts import build_request
 from shredfold.spec import ModelConfig
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ import pytest
 
 from shredfold.origami import folded_silhouette, square_sheet
 from shredfold.origami_bench.env import EnvConfig, run_episode, state_hash, step
-from shredfold.prompts.origami import (
+from shredfold.origami_bench.prompts import (
     Action,
     AnswerError,
     Stop,

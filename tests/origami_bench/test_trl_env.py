@@ -14,6 +14,7 @@ import pytest
 from shredfold.origami_bench.env import EnvConfig, gs, run_episode, silhouette
 from shredfold.origami_bench.episode import EpisodeOver, FoldEpisode, resolve_target
 from shredfold.origami_bench.gym_env import OrigamiFoldEnv, decode_png
+from shredfold.origami_bench.prompts import FULLSTEP_TASK
 from shredfold.origami_bench.targets import solve_target
 from shredfold.origami_bench.trl_env import (
     OrigamiCreaseEnvironment,
@@ -21,7 +22,6 @@ from shredfold.origami_bench.trl_env import (
     gs_gain_reward,
     gs_reward,
 )
-from shredfold.prompts.origami import FULLSTEP_TASK
 
 SIZE = 64
 BOOK = {"start": [0.5, 0], "end": [0.5, 1], "assignment": "V"}

@@ -15,9 +15,9 @@ import pytest
 from PIL import Image
 
 from shredfold.models.openai_compat import OpenAICompatible
-from shredfold.prompts.origami import mcq_request
-from shredfold.prompts.shred import build_request
+from shredfold.origami_bench.prompts import mcq_request
 from shredfold.serve import ChatServer, read_log
+from shredfold.shred.prompts import build_request
 from shredfold.spec import ModelConfig
 from tests.origami_bench.solvers.test_picker import RIGHT_M, RIGHT_V
 from tests.origami_bench.solvers.test_picker import _door_item as door_item

@@ -135,7 +135,7 @@ def test_a_file_changed_after_planning_is_refused(samples, tmp_path: Path) -> No
 def test_a_pieces_mode_model_is_shown_the_photograph(samples, tmp_path: Path) -> None:
     from shredfold.spec import ModelConfig
     from shredfold.store import Store
-    from shredfold.tasks.shred import ShredItem, shred_request
+    from shredfold.tasks.shredbench.task import ShredItem, shred_request
 
     s = samples["table"]
     store = Store(tmp_path / "store")

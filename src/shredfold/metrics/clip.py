@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from shredfold.errors import InputError
 from shredfold.metrics import clip_weights as cw
 from shredfold.store import sha256_file
 
@@ -44,7 +45,7 @@ class ClipWeights(Protocol):
     cache_dir: Path | None
 
 
-class ClipWeightsError(ValueError):
+class ClipWeightsError(InputError):
     """Weights on disk that are not what their pin or recipe says."""
 
 

@@ -3,7 +3,7 @@
 Planning needs every design (item and target keys hash it). Flat-Folder's designs cost no
 engine work (their counts, categories, tiers and whether they fold flat ship with the
 package, :mod:`.known`), nor does a folder's (each file is parsed for its counts and
-metadata; whether it folds flat is a job of its own, :mod:`shredfold.tasks.origami_fullstep`),
+metadata; whether it folds flat is a job of its own, :mod:`shredfold.tasks.origamibench.fullstep`),
 but procedural sequences are replayed with the engine. The catalogue is therefore cached in
 the store under a key of everything that shapes it — the sources' settings, where each
 folder is and the bytes of every design file and of the category map, the package's design

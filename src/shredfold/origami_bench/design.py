@@ -26,6 +26,7 @@ from pydantic import (
     model_validator,
 )
 
+from shredfold.errors import InputError
 from shredfold.spec import TierThresholds
 from shredfold.store import content_key, sha256_bytes
 
@@ -38,7 +39,7 @@ TIERS = ("easy", "medium", "hard")
 FORMATS = {".fold": "fold", ".cp": "cp"}
 
 
-class DesignFileError(ValueError):
+class DesignFileError(InputError):
     """A design's file is gone or changed since it was read; the message names the file."""
 
 

@@ -37,7 +37,7 @@ from shredfold.origami import (
     silhouette_mask,
     square_sheet,
 )
-from shredfold.prompts.origami import (
+from shredfold.origami_bench.prompts import (
     Action,
     ActionKind,
     AnswerError,

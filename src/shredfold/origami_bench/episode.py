@@ -32,7 +32,7 @@ from shredfold.origami_bench.env import (
     step,
     turn_request,
 )
-from shredfold.prompts.origami import ActionKind, HistoryEntry, Stop
+from shredfold.origami_bench.prompts import ActionKind, HistoryEntry, Stop
 from shredfold.spec import DesignSources
 
 DEFAULT_TARGET = "builtin/blintz-half"

@@ -34,7 +34,7 @@ from shredfold.origami_bench.episode import (
     TargetLike,
     resolve_target,  # re-exported: this module's name for it before the episode core
 )
-from shredfold.prompts.origami import MAX_VERTICES_SHOWN, ActionKind
+from shredfold.origami_bench.prompts import MAX_VERTICES_SHOWN, ActionKind
 
 ENV_ID = "shredfold/OrigamiFold-v0"
 IMAGES = ("target", "folded", "pattern")  # the order of a turn's images

@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from shredfold.origami_bench.design import Design
-from shredfold.prompts.origami import LETTERS
+from shredfold.origami_bench.prompts import LETTERS
 
 # 4: a causal item stores its step (item.json "step"); a first crease has no turned-over option
 MCQ_STAGE, MCQ_VERSION = "origami_mcq", 4

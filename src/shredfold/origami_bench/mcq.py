@@ -18,7 +18,7 @@ import numpy as np
 from shredfold.origami import ENGINE_VERSION, affine
 from shredfold.origami_bench.design import TIERS, Design, SimpleFold, replay
 from shredfold.origami_bench.items import MCQ_STAGE, MCQ_VERSION, McqSpec, Variant
-from shredfold.prompts.origami import LETTERS
+from shredfold.origami_bench.prompts import LETTERS
 from shredfold.store import Readable, content_key, readable
 
 if TYPE_CHECKING:

@@ -45,7 +45,7 @@ from shredfold.origami_bench.episode import (
     FoldEpisode,
     Outcome,
 )
-from shredfold.prompts.origami import MAX_VERTICES_SHOWN, ActionKind
+from shredfold.origami_bench.prompts import MAX_VERTICES_SHOWN, ActionKind
 
 ENV_NAME = "shredfold-origami"
 MAX_ANSWER_CHARS = 16_384  # a model's answer with some prose around its JSON

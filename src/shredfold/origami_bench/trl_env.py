@@ -36,7 +36,7 @@ from shredfold.origami_bench.episode import (
     TargetLike,
     resolve_target,
 )
-from shredfold.prompts.origami import FULLSTEP_TASK, ActionKind
+from shredfold.origami_bench.prompts import FULLSTEP_TASK, ActionKind
 
 Content = str | list[dict[str, Any]]
 

@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from shredfold.calls import ModelCallError, Request, Response
-from shredfold.chat_api import ApiError, BadRequest, ChatRequest, to_request
+from shredfold.chat_api import ApiError, BadRequest, ChatRequest
 from shredfold.models.base import Model
 from shredfold.serve.errors import ServeError
 from shredfold.serve.faults import FaultPlan
 from shredfold.serve.handler import Handler
 from shredfold.serve.models import ItemIndex, build_served_model, served_index
+from shredfold.serve.templates import to_request
 
 log = logging.getLogger(__name__)
 

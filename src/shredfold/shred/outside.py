@@ -48,6 +48,7 @@ from pydantic import BaseModel, ConfigDict
 
 from shredfold.corpus.document import DOMAINS, Document, domain_kind
 from shredfold.corpus.loaders import CorpusError, decode_text, make_document
+from shredfold.errors import InputError
 from shredfold.progress import current as current_progress
 from shredfold.shred.formats import COMPOSITE_JPEG, LOSSLESS_PNG
 from shredfold.shred.sample_key import SAMPLE_STAGE
@@ -70,7 +71,7 @@ _PIECE = re.compile(r"piece_(.+)")
 TruthFormat = Literal["md", "txt", "html"]
 
 
-class OutsideSetError(ValueError):
+class OutsideSetError(InputError):
     """An outside sample set that cannot be used; the message names the file and the cause."""
 
 

@@ -87,7 +87,7 @@ class Benchmark:
     # Its jobs' memory and threads (the job resources' defaults where left out).
     memory: Memory = Memory()
     # How ``shredfold serve`` recognises its prompts: ``read(prompt)`` → the template, or
-    # ValueError (None: a built-in prompt module of shredfold.prompts, found there).
+    # ValueError (None: serve answers no request of it).
     prompt_reader: Callable[[str], str] | None = None
     # How ``shredfold serve`` finds the item a request shows, for a served model of it that
     # reads its item (the oracle): ``item_index(store).item_for(images)`` → key or None.
@@ -108,6 +108,10 @@ class Benchmark:
     # ``shredfold verify`` on such a release: makes its samples again and compares them,
     # ``check(store, item_sets_of, folder_of, scratch, report)`` (None: nothing to redo).
     check_samples: Callable[..., None] | None = None
+
+    # Its own ``shredfold`` commands: ``commands(subparsers)`` adds them (each sets ``func``,
+    # raising :class:`shredfold.errors.UserError` for what the user can fix) (None: none).
+    commands: Callable[[Any], None] | None = None
 
     def section_of(self, spec: ResolvedSpec) -> BaseModel | None:
         """Its section of ``spec`` (None: the spec does not run it)."""

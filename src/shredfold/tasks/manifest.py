@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from shredfold import paths
+from shredfold.errors import InputError
 from shredfold.store import atomic_write_json
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ MAX_MANIFEST_BYTES = 64 * 2**20
 Key = Annotated[str, Field(pattern=f"^{paths.KEY_PATTERN}$")]
 
 
-class ManifestError(ValueError):
+class ManifestError(InputError):
     """A query manifest that cannot be read: one line, the file and ``why``."""
 
     def __init__(self, path: str | Path, why: str) -> None:

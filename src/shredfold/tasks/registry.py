@@ -2,8 +2,9 @@
 task(s) or its benchmark, and so does every module an installed package names in the
 ``shredfold.tasks`` entry-point group (:mod:`shredfold.plugins`).
 
-Adding a task is adding one module (and its tests); adding a benchmark is adding one package
-(its :class:`~shredfold.tasks.benchmark.Benchmark` and its tasks). The plan, the stages, the
+Adding a task is adding one module to its benchmark's package (and its tests); adding a
+benchmark is adding one package (its :class:`~shredfold.tasks.benchmark.Benchmark`, which
+imports its tasks). The plan, the stages, the
 rules, the aggregator, the bill, the report and a release find them here.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 from typing import TypeVar
 
 from shredfold import plugins
@@ -22,6 +24,7 @@ from shredfold.tasks.metric import check
 _TASKS: dict[str, Task] = {}
 _BENCHMARKS: dict[str, Benchmark] = {}
 _LOADED = False
+_LOADING = threading.RLock()
 _NOT_TASKS = frozenset({"base", "benchmark", "registry", "manifest", "metric"})
 T = TypeVar("T")
 
@@ -50,26 +53,24 @@ def register_benchmark(benchmark: Benchmark) -> Benchmark:
     if old is not None and old != benchmark:
         raise ValueError(f"benchmark {benchmark.name!r} is already registered")
     register_section(benchmark.name, benchmark.section, benchmark.order)
-    if benchmark.prompt_reader is not None:
-        # (here, not at the top: chat_api loads Pillow, which a plan never needs)
-        from shredfold.chat_api import register_template_reader
-
-        register_template_reader(benchmark.prompt_reader)
     _BENCHMARKS[benchmark.name] = benchmark
     return benchmark
 
 
 def _load() -> None:
     global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    import shredfold.tasks as pkg
+    # ``shredfold serve`` asks from many threads: none may see the registry half loaded. The
+    # flag is set first because a module being loaded may ask the registry again (re-entrant).
+    with _LOADING:
+        if _LOADED:
+            return
+        _LOADED = True
+        import shredfold.tasks as pkg
 
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if info.name not in _NOT_TASKS:
-            importlib.import_module(f"{pkg.__name__}.{info.name}")
-    plugins.load(plugins.BENCHMARKS)
+        for info in pkgutil.iter_modules(pkg.__path__):
+            if info.name not in _NOT_TASKS:
+                importlib.import_module(f"{pkg.__name__}.{info.name}")
+        plugins.load(plugins.BENCHMARKS)
     orphans = sorted(f"{t.name} ({t.benchmark})" for t in _TASKS.values() if t.benchmark not in _BENCHMARKS)
     if orphans:
         raise ValueError(f"tasks of no registered benchmark: {', '.join(orphans)}")

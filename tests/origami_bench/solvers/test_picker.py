@@ -11,8 +11,8 @@ from shredfold.calls import Message, ModelCallError, Request
 from shredfold.models.builtin.origami_agents import OrigamiSearch
 from shredfold.origami import FoldState, fold, square_sheet
 from shredfold.origami_bench.env import render_folded
+from shredfold.origami_bench.prompts import MCQ_TASK, mcq_request, mcq_step, mcq_template
 from shredfold.origami_bench.solvers.picker import choose, decode, fold_fit, predict_fold
-from shredfold.prompts.origami import MCQ_TASK, mcq_request, mcq_step, mcq_template
 from shredfold.spec import ModelConfig
 
 SIZE = 256

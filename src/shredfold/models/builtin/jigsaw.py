@@ -13,8 +13,8 @@ from typing import Any
 
 from shredfold.calls import ModelCallError, Request, Response
 from shredfold.models.adapter import AdapterBase, adapter
-from shredfold.prompts.shred import kind_of_template
 from shredfold.shred.ocr import engine_identity
+from shredfold.shred.prompts import kind_of_template
 from shredfold.spec import ModelConfig
 
 # Bump when an answer changes. 15: a cluster read as nothing is read the quarter turn reading most

@@ -14,8 +14,8 @@ from typing import Any
 
 from shredfold.calls import Request, Response
 from shredfold.models.adapter import AdapterBase, adapter
-from shredfold.prompts.shred import kind_of_template
 from shredfold.shred.ocr import engine_identity
+from shredfold.shred.prompts import kind_of_template
 from shredfold.spec import ModelConfig
 
 # Bump when an answer changes. 12: a line-end hyphen between letters joins the next line, no space

@@ -6,7 +6,7 @@ from typing import Any
 
 from shredfold.calls import ModelCallError, Request, Response
 from shredfold.models.adapter import AdapterBase, adapter
-from shredfold.prompts.shred import kind_of_template
+from shredfold.shred.prompts import kind_of_template
 from shredfold.spec import ModelConfig
 from shredfold.store import Store
 

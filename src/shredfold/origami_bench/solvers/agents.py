@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from shredfold.calls import ModelCallError, Request, Response
-from shredfold.prompts.origami import LETTERS, task_of_template, valid_history
+from shredfold.origami_bench.prompts import LETTERS, task_of_template, valid_history
 from shredfold.spec import ModelConfig
 from shredfold.store import Store, canonical_json
 
@@ -126,7 +126,7 @@ class OrigamiRandom(_Agent):
         from shredfold.origami import FoldState
         from shredfold.origami_bench.env import apply
         from shredfold.origami_bench.procedural import candidate_lines
-        from shredfold.prompts.origami import Action
+        from shredfold.origami_bench.prompts import Action
 
         rng = _rng(request)
         state = self.current_state(request, kind)
@@ -159,8 +159,8 @@ class OrigamiSearch(_Agent):
     name = "origami-search"
 
     def choose(self, request: Request) -> str:
+        from shredfold.origami_bench.prompts import mcq_step
         from shredfold.origami_bench.solvers.picker import choose
-        from shredfold.prompts.origami import mcq_step
 
         try:
             # the pictures and the step the prompt names, as a model sees them
@@ -173,8 +173,8 @@ class OrigamiSearch(_Agent):
         the accepted history follows it; else the first of a plan from the current state.
         Either is a function of the request alone (the target picture, the history, the
         turns), memoised per target and history."""
+        from shredfold.origami_bench.prompts import turn_number
         from shredfold.origami_bench.solvers.fold_search import turns_left
-        from shredfold.prompts.origami import turn_number
 
         if kind != "fold":
             return {"stop": True}  # the search plans simple folds only

@@ -508,7 +508,7 @@ def engine_actions(state: FoldState, folds: tuple[Line, ...]) -> list[dict[str, 
     """The folds as actions, replayed with the engine from ``state`` (None if one is rejected)."""
     from shredfold.origami import FoldState as Accepted
     from shredfold.origami_bench.env import apply
-    from shredfold.prompts.origami import Action
+    from shredfold.origami_bench.prompts import Action
 
     out = []
     for a, b in folds:

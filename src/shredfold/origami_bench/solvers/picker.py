@@ -301,7 +301,7 @@ def _pictures(images: Sequence[bytes]) -> tuple[Picture, list[Picture]]:
 def choose(images: Sequence[bytes], step: dict[str, object] | None = None) -> Choice:
     """The option (0..3) that is most plausibly the reference after one more fold.
 
-    With a named fold (``step`` as :func:`shredfold.prompts.origami.mcq_step` reads it from
+    With a named fold (``step`` as :func:`shredfold.origami_bench.prompts.mcq_step` reads it from
     the prompt): the option closest to :func:`predict_fold`. Otherwise, among the options
     that are one fold of the reference, in this order: a natural fold line, an option that
     another option continues by one fold, a valley, the closest fit (named crease lines are

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from shredfold.models.accounting import text_tokens
-from shredfold.prompts.origami import HistoryEntry, fullstep_request, mcq_request
+from shredfold.origami_bench.prompts import HistoryEntry, fullstep_request, mcq_request
 from shredfold.spec import OrigamiBenchSpec, ResolvedSpec
 from shredfold.store import Store
 from shredfold.tasks.base import Cell

@@ -52,7 +52,7 @@ def origami(inp: Any) -> dict[str, Any]:
 
 def left_out(inp: Any) -> list[dict[str, str]]:
     """Full-step targets dropped at build time (their design did not validate), by design."""
-    from shredfold.tasks.origami_fullstep import dropped_targets
+    from shredfold.tasks.origamibench.fullstep import dropped_targets
 
     dropped = dropped_targets(inp.plan.sets_of("origami_fullstep"), inp.store)
     out = {design.id: why for design, why in dropped.values()}
@@ -66,7 +66,7 @@ def episodes(inp: Any) -> list[dict[str, Any]]:
     from shredfold.origami import square_sheet
     from shredfold.origami_bench.env import render_folded, render_pattern, step
     from shredfold.origami_bench.targets import TARGET_STAGE
-    from shredfold.tasks.origami_fullstep import EPISODE_STAGE
+    from shredfold.tasks.origamibench.fullstep import EPISODE_STAGE
 
     _, rows = inp.rows(
         "SELECT model, item, design, tier, response, gs, qe FROM rows WHERE benchmark = 'origami' "

@@ -18,7 +18,7 @@ from typing import Any
 from shredfold.models import registry
 from shredfold.models.accounting import text_tokens
 from shredfold.models.image_tokens import png_size
-from shredfold.prompts.shred import build_request
+from shredfold.shred.prompts import build_request
 from shredfold.shred.sample_key import SAMPLE_STAGE
 from shredfold.spec import ResolvedSpec
 from shredfold.store import CorruptObjectError, Store
@@ -149,8 +149,8 @@ def shred_shapes(cell: Cell, spec: ResolvedSpec, sizes: ShredSizes) -> list[Shap
 
 def paper_shapes(cell: Cell, sizes: ShredSizes) -> list[Shape]:
     """The paper's protocol: the composite with its longest side scaled to 2048 px."""
-    from shredfold.prompts.shred import paper_request
     from shredfold.shred.presentation import PAPER_LONGEST_SIDE
+    from shredfold.shred.prompts import paper_request
 
     text = text_tokens(paper_request(b"", item=None).text)
     out = []

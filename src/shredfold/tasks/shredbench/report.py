@@ -85,7 +85,7 @@ def heatmaps(inp: Any) -> list[dict[str, str]]:
 
 def diagnostics(inp: Any) -> dict[str, Any]:
     kit = inp.kit
-    from shredfold.tasks.shred import DIAGNOSTICS
+    from shredfold.tasks.shredbench.task import DIAGNOSTICS
 
     means = ", ".join(replace(m, digits=DIAGNOSTIC_DIGITS).select() for m in DIAGNOSTICS)
     cols, rows = inp.rows(
@@ -134,9 +134,9 @@ def samples(inp: Any) -> list[dict[str, Any]]:
     kit = inp.kit
     from shredfold.metrics.text import normalize
     from shredfold.models.envelope import load_response
-    from shredfold.prompts.shred import parse_answer
     from shredfold.shred.diagnostics import diagnose
     from shredfold.shred.glyphs import PageGlyphs, skeleton
+    from shredfold.shred.prompts import parse_answer
     from shredfold.shred.sample_folder import (
         SAMPLE_STAGE,
         load_hidden,
@@ -144,7 +144,7 @@ def samples(inp: Any) -> list[dict[str, Any]]:
         load_public,
         load_truth,
     )
-    from shredfold.tasks.shred import DIAGNOSTICS
+    from shredfold.tasks.shredbench.task import DIAGNOSTICS
 
     chosen: dict[str, Any] = {}
     for s in inp.plan.sets_of("shred"):

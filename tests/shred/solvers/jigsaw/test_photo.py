@@ -128,7 +128,7 @@ def test_an_assembled_page_lying_upside_down_is_read_the_right_way_up(blocks: li
 def test_jigsaw_ocr_answers_the_papers_protocol_with_the_pages_markdown(latin: Page) -> None:
     from shredfold.metrics.text import ned_raw
     from shredfold.models.builtin.jigsaw import JigsawOcr
-    from shredfold.prompts.shred import paper_request
+    from shredfold.shred.prompts import paper_request
     from shredfold.spec import ModelConfig
 
     p = photograph(latin, 6, seed=0)
@@ -142,7 +142,7 @@ def test_jigsaw_ocr_answers_the_papers_protocol_with_the_pages_markdown(latin: P
 @pytest.mark.slow
 def test_ocr_islands_reads_each_straight_cut_scrap_upright_as_markdown(latin: Page) -> None:
     from shredfold.models.builtin.ocr_islands import OcrIslands
-    from shredfold.prompts.shred import paper_request
+    from shredfold.shred.prompts import paper_request
     from shredfold.spec import ModelConfig
 
     p = photograph(latin, 6, seed=0)

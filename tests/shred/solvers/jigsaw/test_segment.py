@@ -147,7 +147,7 @@ def _png() -> bytes:
 
 
 def _request(folder: Path, images: list[bytes], composite: bool):
-    from shredfold.prompts.shred import build_request
+    from shredfold.shred.prompts import build_request
 
     return build_request(kind="prose", lang="en", n=6, images=images, composite=composite,
                          item=None)

@@ -70,7 +70,7 @@ def test_the_model_reads_a_reassembled_page(puzzle4: Puzzle) -> None:
 
     from shredfold.metrics.text import ned
     from shredfold.models.builtin.jigsaw import JigsawOcr
-    from shredfold.prompts.shred import build_request
+    from shredfold.shred.prompts import build_request
     from shredfold.spec import ModelConfig
 
     def png(im: object) -> bytes:

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from shredfold.origami import ENGINE_VERSION
 from shredfold.origami_bench.catalogue import Catalogue, catalogue_key, load_catalogue
 from shredfold.origami_bench.design import ROOTS, TIERS, Design, DesignRoots, builtin_folder
-from shredfold.prompts.origami import VERSION as PROMPT_VERSION
+from shredfold.origami_bench.prompts import VERSION as PROMPT_VERSION
 from shredfold.spec import OrigamiBenchSpec, ResolvedSpec, spec_error_at
 from shredfold.store import content_key
 from shredfold.tasks.base import (

@@ -30,12 +30,11 @@ from shredfold.calls import ModelCallError
 from shredfold.models.asker import CachedAsker
 from shredfold.origami import ENGINE_VERSION
 from shredfold.origami_bench.design import Design
+from shredfold.origami_bench.prompts import VERSION as PROMPT_VERSION
 from shredfold.origami_bench.targets import TARGET_STAGE, target_key
 from shredfold.progress import current as current_progress
-from shredfold.prompts.origami import VERSION as PROMPT_VERSION
 from shredfold.spec import ResolvedSpec, spec_error_at
 from shredfold.store import content_key
-from shredfold.tasks import origami_common as common
 from shredfold.tasks.base import (
     Cell,
     Column,
@@ -51,7 +50,8 @@ from shredfold.tasks.base import (
 )
 from shredfold.tasks.manifest import ManifestRow
 from shredfold.tasks.metric import Eq, Headline, Scope
-from shredfold.tasks.origami_common import GS, INVALID_RATE, QE, SS, SS_WEIGHTS, STEPS
+from shredfold.tasks.origamibench import common
+from shredfold.tasks.origamibench.common import GS, INVALID_RATE, QE, SS, SS_WEIGHTS, STEPS
 from shredfold.tasks.registry import register
 
 EPISODE_STAGE, EPISODE_VERSION = "origami_episode", 1

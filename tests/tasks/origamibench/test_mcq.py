@@ -11,8 +11,8 @@ import pytest
 from shredfold.models.envelope import load_envelope
 from shredfold.origami_bench import mcq
 from shredfold.origami_bench.items import MCQ_STAGE
+from shredfold.origami_bench.prompts import mcq_step
 from shredfold.plan import make_plan
-from shredfold.prompts.origami import mcq_step
 from shredfold.resolve import load_spec
 from shredfold.stages.build import run_set
 from shredfold.stages.query import run_query

@@ -16,10 +16,10 @@ from shredfold.resolve import load_spec
 from shredfold.spec import SpecError
 from shredfold.stages.build import run_set
 from shredfold.store import Store
-from shredfold.tasks.origami_fullstep import target_dropped
+from shredfold.tasks.origamibench.fullstep import target_dropped
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "flat-folder"
-BUILTIN = Path(__file__).resolve().parents[2] / "src" / "shredfold" / "origami_bench" / "builtin"
+SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "flat-folder"
+BUILTIN = Path(__file__).resolve().parents[3] / "src" / "shredfold" / "origami_bench" / "builtin"
 
 
 def spec(tmp_path: Path, designs: str, tasks: str = "[fullstep]") -> Path:

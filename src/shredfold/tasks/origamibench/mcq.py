@@ -27,11 +27,10 @@ from shredfold.models.envelope import load_response
 from shredfold.origami_bench import simple_folds
 from shredfold.origami_bench.design import Design
 from shredfold.origami_bench.items import MCQ_STAGE, MCQ_VERSION, McqSpec
+from shredfold.origami_bench.prompts import LETTERS, AnswerError, mcq_request, parse_mcq
+from shredfold.origami_bench.prompts import VERSION as PROMPT_VERSION
 from shredfold.progress import current as current_progress
-from shredfold.prompts.origami import LETTERS, AnswerError, mcq_request, parse_mcq
-from shredfold.prompts.origami import VERSION as PROMPT_VERSION
 from shredfold.spec import ResolvedSpec, SpecError
-from shredfold.tasks import origami_common as common
 from shredfold.tasks.base import (
     Cell,
     Column,
@@ -47,6 +46,7 @@ from shredfold.tasks.base import (
 )
 from shredfold.tasks.manifest import ManifestRow
 from shredfold.tasks.metric import Eq, Headline, Scope
+from shredfold.tasks.origamibench import common
 from shredfold.tasks.registry import register
 
 VARIANTS = ("mcq_assoc", "mcq_causal")

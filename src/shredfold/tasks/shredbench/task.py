@@ -29,15 +29,15 @@ from shredfold.models.asker import CachedAsker, ReplayOnlyError
 from shredfold.models.envelope import load_response
 from shredfold.progress import Progress
 from shredfold.progress import current as current_progress
-from shredfold.prompts.shred import (
+from shredfold.shred.outside import OutsideRef, OutsideSample, OutsideSetError
+from shredfold.shred.prompts import (
     PAPER_VERSION,
     build_request,
     paper_request,
     parse_answer,
     read_answer,
 )
-from shredfold.prompts.shred import VERSION as PROMPT_VERSION
-from shredfold.shred.outside import OutsideRef, OutsideSample, OutsideSetError
+from shredfold.shred.prompts import VERSION as PROMPT_VERSION
 from shredfold.shred.sample_folder import (
     SAMPLE_STAGE,
     load_hidden,

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from shredfold.chat_api import infer_template as serve_template
-from shredfold.prompts.origami import (
+from shredfold.origami_bench.prompts import (
     MCQ_CAUSAL_TASK,
     MCQ_TASK,
     infer_template,
@@ -15,6 +14,7 @@ from shredfold.prompts.origami import (
     mcq_template,
     step_line,
 )
+from shredfold.serve.templates import infer_template as serve_template
 
 PNG = b"\x89PNG not really"
 FOLD = {"kind": "fold", "start": [0.5, 1.0], "end": [0.5, 0.0], "assignment": "M"}

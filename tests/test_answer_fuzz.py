@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 
 from shredfold.metrics.teds import table_scores
 from shredfold.metrics.text import text_scores
-from shredfold.prompts.origami import Action, AnswerError, Stop, parse_action, parse_mcq
-from shredfold.prompts.shred import read_answer
+from shredfold.origami_bench.prompts import Action, AnswerError, Stop, parse_action, parse_mcq
+from shredfold.shred.prompts import read_answer
 from shredfold.tables import table_text
 
-BUILTIN = Path(__file__).resolve().parents[2] / "src" / "shredfold" / "corpus" / "builtin"
+BUILTIN = Path(__file__).resolve().parents[1] / "src" / "shredfold" / "corpus" / "builtin"
 TRUTHS = {
     ("prose", "en"): (BUILTIN / "news_en" / "03_harbor_marathon.md").read_text(encoding="utf-8"),
     ("prose", "zh"): (BUILTIN / "news_zh" / "02_rice_research.md").read_text(encoding="utf-8"),

@@ -2,7 +2,7 @@
 
 import pytest
 
-from shredfold.prompts.shred import (
+from shredfold.shred.prompts import (
     VERSION,
     build_request,
     infer_template,

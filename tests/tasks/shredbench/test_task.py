@@ -1,7 +1,7 @@
 import math
 
 from shredfold.tables import table_text
-from shredfold.tasks.shred import score_text
+from shredfold.tasks.shredbench.task import score_text
 
 TABLE = (
     '<table><thead><tr><th>City</th><th>Rain</th></tr></thead>'
@@ -72,7 +72,7 @@ def test_diagnostics_of_a_real_sample_see_a_perfect_and_an_empty_answer(tmp_path
     from shredfold.shred.sample_key import sample_key
     from shredfold.spec import RenderSettings, SynthesisSettings
     from shredfold.tasks.metric import field_names
-    from shredfold.tasks.shred import DIAGNOSED, ShredItem, diagnose_answer
+    from shredfold.tasks.shredbench.task import DIAGNOSED, ShredItem, diagnose_answer
 
     doc = Document(doc_id="t", domain="news_en", text="# Tides\n\nHarbor cranes lifted record cargo while gulls circled above.\n")
     render, synth = RenderSettings(width=500, prose_font_size=20), SynthesisSettings()
@@ -104,7 +104,7 @@ def test_the_oracle_has_ned_raw_0_on_a_real_table_sample_under_both_protocols(tm
     # paper's the document as written (the oracle answers source.txt).
     from shredfold.corpus.document import Document
     from shredfold.models.builtin.oracle import Oracle
-    from shredfold.prompts.shred import build_request, paper_request
+    from shredfold.shred.prompts import build_request, paper_request
     from shredfold.shred.sample import make_sample
     from shredfold.shred.sample_folder import SAMPLE_STAGE, load_truth
     from shredfold.spec import ModelConfig, RenderSettings, SynthesisSettings

@@ -1,1 +1,0 @@
-"""Versioned prompt templates and answer parsing."""

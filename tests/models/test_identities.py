@@ -29,8 +29,8 @@ OCR = {
 }
 IDENTITIES = {
     "oracle": {"adapter": "oracle", "version": 1},
-    "ocr-islands": {"adapter": "ocr-islands", "version": 12, "ocr": OCR, "images": PIECES},
-    "jigsaw-ocr": {"adapter": "jigsaw-ocr", "version": 16, "ocr": OCR, "images": PIECES},
+    "ocr-islands": {"adapter": "ocr-islands", "version": 13, "ocr": OCR, "images": PIECES},
+    "jigsaw-ocr": {"adapter": "jigsaw-ocr", "version": 17, "ocr": OCR, "images": PIECES},
     "origami-oracle": {"adapter": "origami-oracle", "version": 2},
     "origami-random": {"adapter": "origami-random", "version": 2},
     "origami-search": {"adapter": "origami-search", "version": 3},
@@ -53,11 +53,12 @@ IDENTITIES = {
 # when a line wrapped after a hyphen was joined to the next without a space; jigsaw-ocr 15
 # when a cluster read as nothing was read at the quarter turn that reads most; jigsaw-ocr 16
 # when each photographed scrap's quarter turn was settled by reading it; origami-search
-# 3 when its full-step plans came from a library of outlines (and one plan per target).
+# 3 when its full-step plans came from a library of outlines (and one plan per target);
+# jigsaw-ocr 17 and ocr-islands 13 when jigsaw's words took the OCR reader's row rule.
 KEYS = {
     "oracle": "3b0ead42888ab46ab45210dccfc87e959b05e68e701a7369fcf626e2fa76acf0",
-    "ocr-islands": "8401532dbbfe1dba840f25409b74178f8c47c872ee4617096c0bb2473ac8ade4",
-    "jigsaw-ocr": "015a17dd2cfd8b35c24803ca94c40e790705a8c14343250c42e78373845f0524",
+    "ocr-islands": "f0b8d8d6cbf7dd8377cd417649c26efa60c0dca84ce3f9b40c1a3f1a5eb9a90c",
+    "jigsaw-ocr": "f4ea167b24343b546a6d3bb4f3e656d89bc8c1cf9feff1bea9c2de1ff0ae6e27",
     "origami-oracle": "9a48eba6abfe42921b8130451aedb9ef30e1e26cf8800725fc45a72786578bb9",
     "origami-random": "5835064fb40072d4f378c185c31714a0f8af8a47e61e953f265f5cd26d99a61d",
     "origami-search": "d9696b3a97bd2190da24b4c05f141eb4c6834ba34c171e32472f1a68ccb92080",

@@ -17,9 +17,8 @@ from shredfold.shred.ocr import engine_identity
 from shredfold.shred.prompts import kind_of_template
 from shredfold.spec import ModelConfig
 
-# Bump when an answer changes. 15: a cluster read as nothing is read the quarter turn reading most
-# characters. 16: each scrap of a photograph has its quarter turn settled by reading it.
-VERSION = 16
+# Bump when an answer changes. 17: words grouped into rows by the OCR reader's rule (ocr.rows).
+VERSION = 17
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))

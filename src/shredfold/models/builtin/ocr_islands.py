@@ -18,8 +18,8 @@ from shredfold.shred.ocr import engine_identity
 from shredfold.shred.prompts import kind_of_template
 from shredfold.spec import ModelConfig
 
-# Bump when an answer changes. 12: a line-end hyphen between letters joins the next line, no space
-VERSION = 12
+# Bump when an answer changes. 13: Markdown rows grouped by the OCR reader's rule (ocr.rows).
+VERSION = 13
 
 
 @adapter("ocr-islands", benchmarks=("shred",))

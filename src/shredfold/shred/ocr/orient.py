@@ -3,11 +3,16 @@ then which of the four quarter turns reads best."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from PIL import Image
 
 from shredfold.shred.ocr import reader
-from shredfold.shred.solvers.jigsaw.read import Turner
+
+if TYPE_CHECKING:
+    # An annotation only: jigsaw's words import this package's row rule (.rows).
+    from shredfold.shred.solvers.jigsaw.read import Turner
 
 PROBE = (720, 150)  # px: the inkiest patch (w, h) read in each quarter turn
 

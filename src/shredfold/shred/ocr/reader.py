@@ -53,6 +53,7 @@ import numpy as np
 from PIL import Image
 
 from shredfold.shred.ocr import ENGINE_PARAMS
+from shredfold.shred.ocr.rows import group_rows, indents
 
 if TYPE_CHECKING:
     from rapidocr_onnxruntime import RapidOCR
@@ -532,28 +533,6 @@ def _cells(rules: np.ndarray, height: float) -> list[tuple[int, int, int, int]]:
     ]
 
 
-def _group_rows(boxes: list[OcrLine]) -> list[list[OcrLine]]:
-    """Boxes grouped into text rows, top to bottom; each row left to right.
-
-    Boxes are taken by their vertical centre; a box joins the current row when its centre
-    is within half a height (the smaller of its own and the row's median) of the row's
-    mean centre. Comparing centres rather than growing the row's extent keeps a tall
-    stray box from chaining two lines into one.
-    """
-    rows: list[list[OcrLine]] = []
-    for box in sorted(boxes, key=lambda b: (b.box[1] + b.box[3]) / 2):
-        centre = (box.box[1] + box.box[3]) / 2
-        if rows:
-            row = rows[-1]
-            row_centre = statistics.fmean((b.box[1] + b.box[3]) / 2 for b in row)
-            row_height = statistics.median(b.height for b in row)
-            if abs(centre - row_centre) <= 0.5 * min(box.height, row_height):
-                row.append(box)
-                continue
-        rows.append([box])
-    return [sorted(row, key=lambda b: b.box[0]) for row in rows]
-
-
 def read_lines(image: Image.Image, *, binarize: bool = True) -> list[OcrLine]:
     """Recognised text boxes in reading order: rows top to bottom, left to right in a row.
 
@@ -562,7 +541,7 @@ def read_lines(image: Image.Image, *, binarize: bool = True) -> list[OcrLine]:
     whole page (set by a heavy heading's black) breaks apart (the ShredBench authors'
     composites, text NED 0.047/0.028/0.009 binarized, 0.031/0.021/0.010 grey; a render of
     their scene with a two-line title 0.43 -> 0.39, whose remaining errors are missing scraps)."""
-    return [box for row in _group_rows(_read(image, binarize).lines) for box in row]
+    return [box for row in group_rows(_read(image, binarize).lines) for box in row]
 
 
 def _char_width(rows: list[list[OcrLine]]) -> float | None:
@@ -598,14 +577,10 @@ def _char_width(rows: list[list[OcrLine]]) -> float | None:
 
 
 def _indents(rows: list[list[OcrLine]]) -> list[int]:
-    """Leading spaces of each row: the offset of its first glyph's centre from the first
-    glyph centre of the least indented row, in character columns."""
-    width = _char_width(rows)
+    """Leading spaces of each row, by :func:`.rows.indents`: a row starts at its first
+    glyph's centre (its box's left edge when no glyph was found)."""
     starts = [row[0].glyphs[0] if row[0].glyphs else row[0].box[0] for row in rows]
-    if width is None:
-        return [0] * len(rows)
-    left = min(starts)
-    return [max(0, round((start - left) / width)) for start in starts]
+    return indents(starts, _char_width(rows))
 
 
 def _table_rows(lines: list[OcrLine], cells: list[Box]) -> list[str]:
@@ -639,14 +614,14 @@ def _table_rows(lines: list[OcrLine], cells: list[Box]) -> list[str]:
             rows.append([i])
 
     def text(boxes: list[OcrLine]) -> str:
-        return " ".join(box.text for row in _group_rows(boxes) for box in row)
+        return " ".join(box.text for row in group_rows(boxes) for box in row)
 
-    out = [" ".join(box.text for box in row) for row in _group_rows(above)]
+    out = [" ".join(box.text for box in row) for row in group_rows(above)]
     for row in rows:
         texts = [text(held[i]) for i in sorted(row, key=lambda i: cells[i][0])]
         if any(texts):
             out.append(" | ".join(texts))
-    out += [" ".join(box.text for box in row) for row in _group_rows(below)]
+    out += [" ".join(box.text for box in row) for row in group_rows(below)]
     return out
 
 
@@ -670,7 +645,7 @@ def read_text(image: Image.Image, kind: Kind = "prose", *, binarize: bool = True
         return ""
     if kind == "table" and reading.cells:
         return "\n".join(_table_rows(reading.lines, reading.cells))
-    rows = _group_rows(reading.lines)
+    rows = group_rows(reading.lines)
 
     def join(row: list[OcrLine]) -> str:
         if kind != "table":

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from shredfold.shred.solvers.jigsaw.words import Word, char_width, format_text, rows
+from shredfold.shred.ocr.rows import group_rows
+from shredfold.shred.solvers.jigsaw.words import Word, char_width, format_text
 
 # A line's core height (its x-height, the band its letters all fill) over the body's, at
 # least this much -> its heading level. Set at 2.2, 1.8 and 1.4 times the body size, the
@@ -75,7 +76,7 @@ class _Line:
 
 def _lines(words: Sequence[Word], grey: np.ndarray | None = None) -> list[_Line]:
     out = []
-    for r in rows(words):
+    for r in group_rows(words):
         x0, x1 = min(w.x0 for w in r), max(w.x1 for w in r)
         y0, y1 = min(w.y0 for w in r), max(w.y1 for w in r)
         height = statistics.median(w.height for w in r)

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from shredfold.shred.solvers.jigsaw.words import Word, format_text, rows
+from shredfold.shred.ocr.rows import group_rows
+from shredfold.shred.solvers.jigsaw.words import Word, format_text
 
 RULE_RUN = 61  # px: a straight dark run this long is a rule, not a letter
 RULE_STEP = 2  # px: a rule may step sideways this much where two scraps meet ...
@@ -210,7 +211,7 @@ def table_html(rgb: np.ndarray, words: Sequence[Word]) -> str:
     if len(ys) < 2 or len(xs) < 2:
         # No ruling found (a partial page): one row per text line, cells at wide gaps.
         body = []
-        for row in rows(words):
+        for row in group_rows(words):
             cells, cur = [], [row[0].text]
             for prev, w in zip(row, row[1:], strict=False):
                 if w.x0 - prev.x1 > max(prev.height, w.height):
@@ -239,7 +240,7 @@ def table_html(rgb: np.ndarray, words: Sequence[Word]) -> str:
             for cr, c, rs, cs in cells:
                 if cr != r:
                     continue
-                text = " ".join(" ".join(w.text for w in row) for row in rows(texts.get((r, c), [])))
+                text = " ".join(" ".join(w.text for w in row) for row in group_rows(texts.get((r, c), [])))
                 attrs = (f' rowspan="{rs}"' if rs > 1 else "") + (f' colspan="{cs}"' if cs > 1 else "")
                 parts.append(f"<{tag}{attrs}>{html.escape(text)}</{tag}>")
             lines.append("<tr>" + "".join(parts) + "</tr>")

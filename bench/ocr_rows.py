@@ -54,7 +54,7 @@ from shredfold.shred.sample import load_truth
 from shredfold.shred.solvers.jigsaw import markdown, table, words
 from shredfold.shred.solvers.jigsaw.read import read, read_words
 from shredfold.shred.solvers.jigsaw.solve import solve
-from shredfold.tasks.shred import score_text
+from shredfold.tasks.shredbench.task import score_text
 
 
 def old_jigsaw_rows(ws: Sequence[words.Word]) -> list[list[words.Word]]:

@@ -16,7 +16,7 @@ answers are then written twice from the same recognised boxes, with the extent r
 
 Reported: word lists whose rows differ, answers that differ, and where they do, NED before
 and after (against the text drawn under our protocol, against the source as written for
-the Markdown answers, as :func:`shredfold.tasks.shred.score_text` scores them).
+the Markdown answers, as :func:`shredfold.tasks.shredbench.task.score_text` scores them).
 
     nice -n 10 python bench/ocr_rows.py --docs 1 --n 1 8     # 12 samples, ~500 CPU-s
 

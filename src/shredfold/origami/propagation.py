@@ -65,7 +65,7 @@ def satisfies(problem: Problem, assign: np.ndarray) -> bool:
 
 @njit(cache=True, nogil=True)
 def _rows_hold(both, signed, status):  # noqa: ANN001, ANN202
-    for r in range(signed.shape[0]):
+    for r in range(signed.shape[0]):  # noqa: SIM110 - numba compiles a loop, not all() of a generator
         if status[row_code(both, signed, r)] == CONFLICT:
             return False
     return True

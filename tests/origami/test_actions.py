@@ -101,6 +101,12 @@ def _check_state(state: FoldState) -> None:
     assert state.flat_foldable
     assert check_local(state.pattern).ok
     assert solve_layers(state.pattern).satisfiable
+    # the fold's order, taken without a search, is the one a search steered by it returns
+    wanted = {(f, g): s for f, g, s in state.layers.face_orders.tolist()}
+    searched = solve_layers(
+        state.pattern, limit=2, prefer=lambda pairs: np.array([wanted[f, g] for f, g in pairs.tolist()])
+    )
+    assert searched.face_orders.tolist() == state.layers.face_orders.tolist()
     assert folded_silhouette(state.geometry).area <= state.pattern.sheet.area + 1e-9
 
 

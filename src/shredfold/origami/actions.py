@@ -14,6 +14,7 @@ import numpy as np
 import shapely
 
 from . import affine
+from .cells import OverlapError, build_cells
 from .constraints import KeyIndex
 from .fold_format import FoldFormatError
 from .folded import FoldedGeometry, fold_geometry
@@ -266,6 +267,14 @@ def fold(state: FoldState, start: Point, end: Point, assignment: str) -> FoldSta
         return Rejection("thickness", f"the fold would stack {layers.detail}")
     if not layers.satisfiable:
         return Rejection(_reason(layers), layers.detail)
+    try:
+        # The layers were solved on the pattern folded from its first face; the state keeps
+        # it folded from the face that stayed still, and drawing arranges that geometry.
+        # The two differ in their last bits, and on thick stacks of slivers that can make
+        # the second inconsistent: a state no one can draw is no state.
+        build_cells(new_geom)
+    except OverlapError as exc:
+        return Rejection("overlap", str(exc))
     made = tuple(
         tuple(map(tuple, new.segments[e].tolist()))
         for e in _edges_on_line(new, new_geom, pattern, p, unit)

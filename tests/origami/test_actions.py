@@ -1,4 +1,6 @@
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import shapely
@@ -6,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shredfold.origami.actions import FoldState, Rejection, crease, fold, square_sheet, unfold
+from shredfold.origami.draw import draw_folded
 from shredfold.origami.folded import folded_silhouette
 from shredfold.origami.layers import solve_layers
 from shredfold.origami.local import check_local
@@ -101,6 +104,12 @@ def _check_state(state: FoldState) -> None:
     assert state.flat_foldable
     assert check_local(state.pattern).ok
     assert solve_layers(state.pattern).satisfiable
+    # the fold's order, taken without a search, is the one a search steered by it returns
+    wanted = {(f, g): s for f, g, s in state.layers.face_orders.tolist()}
+    searched = solve_layers(
+        state.pattern, limit=2, prefer=lambda pairs: np.array([wanted[f, g] for f, g in pairs.tolist()])
+    )
+    assert searched.face_orders.tolist() == state.layers.face_orders.tolist()
     assert folded_silhouette(state.geometry).area <= state.pattern.sheet.area + 1e-9
 
 
@@ -173,3 +182,18 @@ def test_simple_folds_stack_layers_as_paper_does():
     # and land in front for a valley, behind for a mountain
     assert _z_order(front, strips) == [2, 1, 0, 3]
     assert _z_order(behind, strips) == [0, 3, 2, 1]
+
+
+def test_a_fold_whose_own_geometry_cannot_be_arranged_is_rejected_not_accepted():
+    # Found by origami-random on one of the 366 designs: the 18th fold's layers were solved
+    # on the pattern folded from its first face, but the state, folded from the face that
+    # stayed still, could not be arranged, so its drawing raised and ended the whole job.
+    case = json.loads((Path(__file__).parent / "expected" / "overlap_after_17_folds.json").read_text())
+    state = SHEET
+    for start, end, letter in case["steps"]:
+        state = fold(state, start, end, letter)
+        assert isinstance(state, FoldState)
+    draw_folded(state.geometry, state.layers.face_orders, size=64)  # every accepted state draws
+    got = fold(state, *case["action"])
+    assert isinstance(got, Rejection)
+    assert got.reason == "overlap" and "inconsistent face sets" in got.detail

@@ -6,18 +6,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from shredfold.origami.cells import build_cells
 from shredfold.origami.constraints import (
     TACO_TACO,
     TACO_TORTILLA,
     TORTILLA_TORTILLA,
     TRANSITIVITY,
+    build_problem,
     table,
     valid_tuples,
 )
 from shredfold.origami.folded import fold_geometry
-from shredfold.origami.layers import solve_layers
+from shredfold.origami.layers import face_orders, solve_layers
 from shredfold.origami.local import check_local
 from shredfold.origami.pattern import CreasePattern, read_pattern
+from shredfold.origami.propagation import satisfies
 
 from .bases import BASES
 from .sheet_transforms import transformed
@@ -309,3 +312,40 @@ def test_folded_faces_may_disagree_by_up_to_an_eighth_of_the_shortest_edge(lean,
         assert res.detail.startswith("folded faces disagree by 0.0134")
 
 
+
+
+def test_a_valid_whole_preferred_order_is_checked_and_taken_as_it_is():
+    # asked for one order, with a preference for every pair that is itself valid, the solver
+    # returns it without a search: nothing counted (one state, a bound), no components
+    order = solve_layers(pleat("MVM")).face_orders
+    wanted = {(f, g): s for f, g, s in order.tolist()}
+    res = solve_layers(pleat("UUU"), prefer=lambda pairs: np.array([wanted[f, g] for f, g in pairs.tolist()]))
+    assert res.face_orders.tolist() == order.tolist()
+    assert (res.states, res.limited, res.components) == (1, True, ())
+
+
+def test_an_invalid_whole_preferred_order_goes_to_the_search():
+    # one pair of a valid order reversed so that no layer order has it: the search decides,
+    # and what it returns is one of the pleat's 16 orders
+    valid = {tuple(map(tuple, o.tolist())) for o in _all_orders(pleat("UUU"))}
+    assert len(valid) == 16
+    order = solve_layers(pleat("MVM")).face_orders.tolist()
+    for i in range(len(order)):
+        broken = [row if j != i else [row[0], row[1], -row[2]] for j, row in enumerate(order)]
+        if tuple(map(tuple, broken)) not in valid:
+            break
+    assert tuple(map(tuple, broken)) not in valid
+    wanted = {(f, g): s for f, g, s in broken}
+    res = solve_layers(pleat("UUU"), prefer=lambda pairs: np.array([wanted[f, g] for f, g in pairs.tolist()]))
+    assert res.satisfiable and res.components  # searched, not taken
+    assert tuple(map(tuple, res.face_orders.tolist())) in valid
+
+
+def _all_orders(cp):
+    """Every layer order of ``cp``, by checking each assignment (small patterns only)."""
+    geometry = fold_geometry(cp)
+    problem = build_problem(geometry, build_cells(geometry))
+    for values in itertools.product((1, 2), repeat=problem.n_vars):
+        assign = np.array(values, np.int8)
+        if satisfies(problem, assign):
+            yield face_orders(problem, assign, geometry)

@@ -122,3 +122,25 @@ def test_a_deadline_already_past_stops_the_propagation():
     )
     with pytest.raises(Timeout):
         propagate(problem, problem.initial.copy(), np.array([0, 2]), time.monotonic() - 1)
+
+
+
+def test_a_whole_assignment_is_checked_against_the_creases_and_every_constraint():
+    from shredfold.origami.layers import solve_layers
+
+    from .bases import BASES
+
+    pattern = read_pattern(BASES["fish"][0])  # one layer order, 12 pairs
+    geometry = fold_geometry(pattern)
+    problem = build_problem(geometry, build_cells(geometry))
+    order = solve_layers(pattern).face_orders  # as FOLD faceOrders: back to values
+    up = (order[:, 2] == 1) ^ geometry.flipped[order[:, 0]]
+    assign = np.where(up, 1, 2).astype(np.int8)
+    assert propagation.satisfies(problem, assign)
+    assert not propagation.satisfies(problem, np.zeros_like(assign))  # not whole
+    assert not propagation.satisfies(problem, assign[:-1])
+    # the order is the only one: any pair reversed breaks a crease's value or a constraint
+    for v in range(problem.n_vars):
+        flipped = assign.copy()
+        flipped[v] = 3 - flipped[v]
+        assert not propagation.satisfies(problem, flipped)

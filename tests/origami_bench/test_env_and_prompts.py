@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from shredfold.origami import folded_silhouette, square_sheet
-from shredfold.origami_bench.env import EnvConfig, run_episode, state_hash, step
+from shredfold.origami import fold, folded_silhouette, square_sheet
+from shredfold.origami_bench.env import (
+    EnvConfig,
+    apply,
+    replay_actions,
+    run_episode,
+    state_hash,
+    step,
+)
 from shredfold.origami_bench.prompts import (
     Action,
     AnswerError,
@@ -114,3 +122,19 @@ def test_episode_counts_invalid_steps_and_ends_on_stop() -> None:
 def test_episode_stops_at_the_step_limit() -> None:
     ep = run_episode(b"png", EnvConfig(step_limit=3, image_size=64), lambda r: ("?", {}), item=None)
     assert not ep.stopped and ep.steps == 3 and all(not t.valid for t in ep.turns)
+
+
+def test_an_action_applied_again_to_an_equal_state_is_remembered() -> None:
+    book = {"start": [0.5, 0], "end": [0.5, 1], "assignment": "V"}
+    half = {"start": [0, 0.5], "end": [1, 0.5], "assignment": "M"}
+    # an agent and the environment each build the state: equal, not the same object
+    ours, theirs = (fold(square_sheet(), (0.5, 0), (0.5, 1), "V") for _ in range(2))
+    assert ours is not theirs and state_hash(ours) == state_hash(replay_actions([book], "fold"))
+    action = Action((0.0, 0.5), (1.0, 0.5), "M")
+    first = apply(ours, action, "fold")
+    assert apply(theirs, action, "fold") is first
+    assert state_hash(first) == state_hash(replay_actions([book, half], "fold"))
+    # anything the outcome reads is in the key: the lattice, the action, its kind
+    assert apply(replace(theirs, lattice=4), action, "fold") is not first
+    assert apply(theirs, Action((0.0, 0.5), (1.0, 0.5), "V"), "fold") is not first
+    assert apply(theirs, action, "crease") is not first

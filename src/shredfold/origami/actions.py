@@ -14,6 +14,7 @@ import numpy as np
 import shapely
 
 from . import affine
+from .cells import OverlapError, build_cells
 from .constraints import KeyIndex
 from .fold_format import FoldFormatError
 from .folded import FoldedGeometry, fold_geometry
@@ -221,14 +222,15 @@ def fold(state: FoldState, start: Point, end: Point, assignment: str) -> FoldSta
 
     pieces, letters = [], []
     reach = 4 * (pattern.size + float(np.abs(geom.vertices).max()) + float(np.abs(pts).max()))
-    for f in range(pattern.n_faces):
-        t = geom.transforms[f]
-        inv = affine.invert(t)
-        a = affine.apply(inv, p - reach * unit)
-        b = affine.apply(inv, p + reach * unit)
-        poly = shapely.Polygon(pattern.vertices[pattern.faces[f]])
-        cut = shapely.intersection(poly, shapely.LineString([a, b]))
-        for piece in _lines(cut):
+    # the fold line in each face's crease-pattern coordinates, cut by the face, all at once
+    inv = affine.invert(geom.transforms)
+    a = affine.apply(inv, (p - reach * unit)[None])
+    b = affine.apply(inv, (p + reach * unit)[None])
+    polys = pattern.face_polygons
+    cuts = shapely.intersection(polys, shapely.linestrings(np.stack([a, b], axis=1)))
+    for f in np.flatnonzero(~shapely.is_empty(cuts)).tolist():
+        poly = polys[f]
+        for piece in _lines(cuts[f]):
             mid = piece.interpolate(0.5, normalized=True)
             if piece.length <= pattern.eps or poly.exterior.distance(mid) <= pattern.eps:
                 continue  # runs along the face's outline, not through it
@@ -265,6 +267,14 @@ def fold(state: FoldState, start: Point, end: Point, assignment: str) -> FoldSta
         return Rejection("thickness", f"the fold would stack {layers.detail}")
     if not layers.satisfiable:
         return Rejection(_reason(layers), layers.detail)
+    try:
+        # The layers were solved on the pattern folded from its first face; the state keeps
+        # it folded from the face that stayed still, and drawing arranges that geometry.
+        # The two differ in their last bits, and on thick stacks of slivers that can make
+        # the second inconsistent: a state no one can draw is no state.
+        build_cells(new_geom)
+    except OverlapError as exc:
+        return Rejection("overlap", str(exc))
     made = tuple(
         tuple(map(tuple, new.segments[e].tolist()))
         for e in _edges_on_line(new, new_geom, pattern, p, unit)
@@ -377,15 +387,14 @@ def _keep_still(
     owner = shapely.STRtree(old.face_polygons).query(reps, predicate="within")
     old_face = np.full(new.n_faces, -1)
     old_face[owner[0]] = owner[1]
-    for f in range(new.n_faces):
-        g = old_face[f]
-        if g < 0:
-            continue
-        t = old_geom.transforms[g]
-        image = affine.apply(t, xy[f])
-        if _side(image[None], p, unit)[0] < -new.eps:
-            return fold_geometry(new, root=f, root_transform=t), (float(xy[f, 0]), float(xy[f, 1]))
-    return None
+    placed = np.flatnonzero(old_face >= 0)
+    images = affine.apply(old_geom.transforms[old_face[placed]], xy[placed])
+    right = placed[_side(images, p, unit) < -new.eps]
+    if not len(right):
+        return None
+    f = int(right[0])  # the first such face, as ever: it roots the new folded geometry
+    t = old_geom.transforms[old_face[f]]
+    return fold_geometry(new, root=f, root_transform=t), (float(xy[f, 0]), float(xy[f, 1]))
 
 
 def _edges_on_line(

@@ -80,12 +80,13 @@ def _down(transforms, child, parent, step):  # noqa: ANN001, ANN202
 
 
 def invert(t: np.ndarray) -> np.ndarray:
-    """The inverse of an affine map (3, 3) whose linear part is invertible."""
-    a, b, c, d = t[0, 0], t[0, 1], t[1, 0], t[1, 1]
+    """The inverse of an affine map (3, 3) whose linear part is invertible, or of each of a
+    stack of them (..., 3, 3)."""
+    a, b, c, d = t[..., 0, 0], t[..., 0, 1], t[..., 1, 0], t[..., 1, 1]
     det = a * d - b * c
-    out = np.zeros((3, 3))
-    out[0, 0], out[0, 1], out[1, 0], out[1, 1] = d / det, -b / det, -c / det, a / det
-    out[0, 2] = -(out[0, 0] * t[0, 2] + out[0, 1] * t[1, 2])
-    out[1, 2] = -(out[1, 0] * t[0, 2] + out[1, 1] * t[1, 2])
-    out[2, 2] = 1.0
+    out = np.zeros(np.shape(t))
+    out[..., 0, 0], out[..., 0, 1], out[..., 1, 0], out[..., 1, 1] = d / det, -b / det, -c / det, a / det
+    out[..., 0, 2] = -(out[..., 0, 0] * t[..., 0, 2] + out[..., 0, 1] * t[..., 1, 2])
+    out[..., 1, 2] = -(out[..., 1, 0] * t[..., 0, 2] + out[..., 1, 1] * t[..., 1, 2])
+    out[..., 2, 2] = 1.0
     return out

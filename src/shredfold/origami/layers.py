@@ -27,7 +27,7 @@ from .constraints import (
 from .folded import FoldedGeometry, fold_geometry
 from .local import check_local
 from .pattern import CreasePattern
-from .propagation import propagate
+from .propagation import propagate, satisfies
 from .states import Timeout, check_deadline, solve_component
 
 Status = Literal["ok", "unsatisfiable", "timeout", "too-thick"]
@@ -68,7 +68,9 @@ def solve_layers(
     folding keeps every edge's length. ``prefer`` maps face pairs (B, 2), lower id first, to
     the order wanted where the constraints leave a choice, in FOLD ``faceOrders`` terms (+1:
     the first face lies above the second on the side its normal points to, -1: below, 0: no
-    preference); the order returned follows it as far as it is valid, counts never change.
+    preference); the order returned follows it as far as it is valid, counts never change,
+    except that with ``limit`` 1 a valid whole preferred order is returned as it is, checked
+    but not counted (``states`` 1, ``limited``, no ``components``).
     ``max_layers`` bounds the faces that may overlap at one point: past it the result is
     ``too-thick``, unsolved (the transitivity constraints grow with the cube of a stack's
     depth: 512 layers at one point need over 3.5 GB).
@@ -119,6 +121,25 @@ def _solve(
     problem = build_problem(geometry, cells)
     counts = {name: len(f) for name, f in zip(NAMES, problem.cons_faces, strict=True)}
     check_deadline(deadline)
+    hints = None
+    if prefer is not None:
+        side = np.asarray(prefer(problem.pairs))
+        # to this solver's values: 1 when the lower id lies above in its folded frame
+        up = (side == 1) ^ geometry.flipped[problem.pairs[:, 0]]
+        hints = np.where(side == 0, 0, np.where(up, 1, 2)).astype(np.int8)
+        if limit == 1 and satisfies(problem, hints):
+            # The search would return this very order (its decisions follow the preferred
+            # values, and a valid whole order never conflicts), so checking it is enough:
+            # a simple fold's physical stacking is valid, and solving it from scratch cost
+            # seconds per fold on thick stacks. Nothing was counted: one state, a bound.
+            return LayerResult(
+                status="ok",
+                states=1,
+                limited=True,
+                variables=problem.n_vars,
+                constraint_counts=counts,
+                face_orders=face_orders(problem, hints, geometry),
+            )
     assign = problem.initial.copy()
     conflict = propagate(problem, assign, np.flatnonzero(assign), deadline)
     if conflict is not None:
@@ -126,12 +147,6 @@ def _solve(
         faces = sorted(set(problem.cons_faces[kind][row].tolist()))
         return _no_order(problem, counts, faces, f"{NAMES[kind]} constraint on faces {faces} cannot hold")
     comps, clauses = components(problem, assign)
-    hints = None
-    if prefer is not None:
-        side = np.asarray(prefer(problem.pairs))
-        # to this solver's values: 1 when the lower id lies above in its folded frame
-        up = (side == 1) ^ geometry.flipped[problem.pairs[:, 0]]
-        hints = np.where(side == 0, 0, np.where(up, 1, 2)).astype(np.int8)
     sizes = []
     for comp_vars, comp_clauses in zip(comps, clauses, strict=True):
         phases = None if hints is None else hints[comp_vars]

@@ -151,7 +151,13 @@ class CreasePattern:
 
     @cached_property
     def face_polygons(self) -> np.ndarray:
-        return np.array([shapely.Polygon(self.vertices[f]) for f in self.faces], dtype=object)
+        sizes = [len(f) for f in self.faces]
+        if not sizes:
+            return np.zeros(0, dtype=object)
+        rings = shapely.linearrings(
+            self.vertices[np.concatenate(self.faces)], indices=np.repeat(np.arange(len(sizes)), sizes)
+        )
+        return shapely.polygons(rings)
 
     @cached_property
     def size(self) -> float:

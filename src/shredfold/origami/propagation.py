@@ -47,6 +47,30 @@ def propagate(
     return None
 
 
+def satisfies(problem: Problem, assign: np.ndarray) -> bool:
+    """Whether a whole assignment (every variable 1 or 2) agrees with the creases' values
+    and satisfies every constraint: a check in one pass, no search."""
+    assign = np.ascontiguousarray(assign, np.int8)
+    if len(assign) != problem.n_vars or not np.isin(assign, (1, 2)).all():
+        return False
+    fixed = problem.initial > 0
+    if (assign[fixed] != problem.initial[fixed]).any():
+        return False
+    signed, _, _ = problem.compiled_arrays
+    both = two_sided(assign)
+    return all(
+        _rows_hold(both, signed[kind], table(kind).status) for kind in range(4) if len(signed[kind])
+    )
+
+
+@njit(cache=True, nogil=True)
+def _rows_hold(both, signed, status):  # noqa: ANN001, ANN202
+    for r in range(signed.shape[0]):  # noqa: SIM110 - numba compiles a loop, not all() of a generator
+        if status[row_code(both, signed, r)] == CONFLICT:
+            return False
+    return True
+
+
 def two_sided(assign: np.ndarray) -> np.ndarray:
     """Each variable's value as read by its lower face, then as read by its higher face
     (1 and 2 swapped): what :attr:`Problem.compiled_arrays`' signed positions index."""

@@ -14,7 +14,9 @@ from __future__ import annotations
 import hashlib
 import io
 import logging
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -120,13 +122,44 @@ def outline_changed(before: FoldState, after: FoldState) -> bool:
 # ---------------------------------------------------------------- one step
 
 
+# The latest actions applied, by the content of the state and the action: an in-process
+# agent (the built-in ones) tries the fold it answers, and the environment then applies that
+# very fold to an equal state; on a thick stack one fold costs up to a second.
+_APPLIED: OrderedDict[bytes, FoldState | Rejection] = OrderedDict()
+_APPLIED_ENTRIES = 4
+_APPLIED_LOCK = threading.Lock()
+
+
 def apply(state: FoldState, action: Action, kind: ActionKind) -> FoldState | Rejection:
+    key = _apply_key(state, action, kind)
+    with _APPLIED_LOCK:
+        if key in _APPLIED:
+            _APPLIED.move_to_end(key)
+            return _APPLIED[key]
     op = fold if kind == "fold" else crease
     try:
-        return op(state, action.start, action.end, action.assignment)
+        out = op(state, action.start, action.end, action.assignment)
     except Exception as exc:  # noqa: BLE001 - a model's action must never crash an episode
         log.warning("engine raised on %s: %r", action, exc)
         return Rejection("syntax", f"the engine could not apply this action ({type(exc).__name__})")
+    with _APPLIED_LOCK:
+        _APPLIED[key] = out
+        while len(_APPLIED) > _APPLIED_ENTRIES:
+            _APPLIED.popitem(last=False)
+    return out
+
+
+def _apply_key(state: FoldState, action: Action, kind: ActionKind) -> bytes:
+    """Everything an action's outcome reads, exactly (states are immutable)."""
+    h = hashlib.sha256()
+    pattern, geom, orders = state.pattern, state.geometry, state.layers.face_orders
+    for arr in (pattern.vertices, pattern.edges, geom.vertices, geom.transforms, geom.flipped):
+        h.update(np.ascontiguousarray(arr).tobytes())
+        h.update(b"|")
+    h.update("".join(pattern.assignments.tolist()).encode())
+    h.update(b"|" if orders is None else np.ascontiguousarray(orders, np.int64).tobytes())
+    h.update(repr((state.layers.status, state.steps, state.lattice, pattern.eps, kind, action)).encode())
+    return h.digest()
 
 
 def step(state: FoldState, answer: str, kind: ActionKind) -> tuple[FoldState, Feedback, Action | Stop | None]:

@@ -34,9 +34,8 @@ models ``jigsaw-ocr`` and ``ocr-islands``; per-item ``ned_raw`` read from the ce
 Parquet tables.
 
 ``--layouts K``: the frame's scale (frame px per page px) of ours over K seeds without
-Blender: the sample's page, cut, pieces and the authors' packing, the camera fitted to the
-turned rectangles x 1.05 (their relief, a few mm, left out), against theirs from their
-line pitch (pitch / 44.8 page px). One composite is one draw of the layout; this shows
+rendering: the sample's page, cut, pieces, the authors' packing and the camera fitted to
+the built scene, against theirs from their line pitch (pitch / 44.8 page px). One composite is one draw of the layout; this shows
 how far one draw may stray.
 
 Targets (issue 29 item 3): geometry (x-height, pitch, share) within 5 % of theirs, colours
@@ -118,13 +117,13 @@ def looks(path: Path) -> dict[str, object]:
 
 
 def layout_scales(doc: Document, seeds: range) -> list[float]:
-    """Frame px per page px of ours at each seed, from the layout alone (see the module)."""
-    import math
-
-    from shredfold.shred.blender_paper import crops
+    """Frame px per page px of ours at each seed: the sample's page, cut and pieces, and the
+    scene built as the sample builds it (:func:`blender_paper.prepare`: their packing, the
+    camera fitted to the evaluated sheets, relief included, as theirs is to the objects'
+    dimensions), nothing rendered."""
+    from shredfold.shred.blender_paper import prepare
     from shredfold.shred.glyphs import page_glyphs
     from shredfold.shred.modes import PAPER_SCENE
-    from shredfold.shred.paper_layout import pack
     from shredfold.shred.pieces import cut_pieces
     from shredfold.shred.render import render_page
     from shredfold.shred.sample import streams
@@ -141,18 +140,11 @@ def layout_scales(doc: Document, seeds: range) -> list[float]:
         h, w = pixels.shape[:2]
         spread = PAPER_SCENE["cut_seeds"] != "uniform"
         polygons = cut_holding_text(w, h, N, rng["cut"], synth.jagged, page_glyphs(doc, render).boxes, spread)
-        pieces = cut_pieces(pixels, polygons, rng["pose"], synth.max_rotation)
-        parts = crops(pieces)
-        xs, ys = [], []
-        for c, q in zip(parts, pack([c.mask for c in parts], [p.angle for p in pieces], rng["scraps"]), strict=True):
-            t = math.radians(q.angle)
-            cw, sw = abs(math.cos(t)), abs(math.sin(t))
-            ew = (c.size[0] * cw + c.size[1] * sw) / ppm / 2
-            eh = (c.size[0] * sw + c.size[1] * cw) / ppm / 2
-            xs += [q.x - ew, q.x + ew]
-            ys += [q.y - eh, q.y + eh]
-        side = max(max(xs) - min(xs), max(ys) - min(ys)) * float(PAPER_SCENE["camera_margin"])
-        out.append(4096 / (side * ppm))
+        prep = prepare(cut_pieces(pixels, polygons, rng["pose"], synth.max_rotation), rng["scraps"])
+        try:
+            out.append(int(PAPER_SCENE["resolution"]) / (prep.view.side * ppm))
+        finally:
+            prep.scene.clear()
     return out
 
 

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from shredfold.shred.modes import PAPER_SCENE
-from shredfold.shred.paper_layout import _spot, pack, packing_mask, their_crop, turned_size
+from shredfold.shred.paper_layout import _spot, pack, packing_mask, their_crop
 
 
 def test_their_crop_is_the_mask_extent_plus_two_before_and_one_after():
@@ -40,13 +40,6 @@ def test_their_crop_stops_at_the_page_and_repeats_the_box_edge():
     assert grown.rgb[0, 0, 1] == 9  # beyond the piece's box: its edge pixels repeated
 
 
-def test_turned_size_grows_like_pillows_expand():
-    assert turned_size(100, 50, 0.0) == (100, 50)
-    assert turned_size(100, 50, 90.0) == (50, 100)
-    w, h = turned_size(100, 100, 45.0)
-    assert w == h == math.ceil(100 * math.sqrt(2)) or w == h == math.ceil(100 * math.sqrt(2)) + 1
-
-
 def test_packing_mask_turns_about_the_centre_and_keeps_the_area():
     mask = np.zeros((200, 400), np.uint8)
     mask[:, :200] = 255  # left half
@@ -58,7 +51,12 @@ def test_packing_mask_turns_about_the_centre_and_keeps_the_area():
     # Counter-clockwise on screen: the left half goes to the bottom.
     assert turned[20:].all() and not turned[:20].any()
     padded, _ = packing_mask(mask, 0.0, 0.1, 30)
-    assert padded[:, :23].all() and not padded[:, 23:].any()  # grown 3 cells (30 px)
+    # Grown 3 cells (30 px), and, as their np.roll growth wraps, the left column's growth
+    # reappears on the right edge.
+    assert padded[:, :23].all() and padded[:, 37:].all() and not padded[:, 23:37].any()
+    turned45, size = packing_mask(np.full((100, 100), 255, np.uint8), 45.0, 0.1, 0)
+    assert size[0] == size[1] in (142, 143) and turned45.shape == (14, 14)  # Pillow's expand
+    assert turned45[7, 7] and not turned45[0, 0]  # a diamond: middle full, corners empty
 
 
 def test_spot_takes_the_nearest_free_position_on_the_step_grid():
@@ -114,8 +112,16 @@ def test_pack_places_every_piece_apart_largest_nearest_the_middle():
     for i in range(len(rects)):
         for j in range(i + 1, len(rects)):
             assert rects[i].intersection(rects[j]).area < 0.02 * min(rects[i].area, rects[j].area)
-    centre = np.mean([[p.x, p.y] for p in placed], axis=0)
-    dist = [math.hypot(p.x - centre[0], p.y - centre[1]) for p in placed]
-    assert dist[0] == min(dist)  # the largest went in first, at the middle
+    # The largest went in first, at the middle of their canvas (side: their estimate from
+    # the grown masks' cells): their search takes the first spot, row by row, whose centre
+    # is closer than 10 cells to the middle (a cell more for the turned size's rounding).
+    down = PAPER_SCENE["packing_downsample"]
+    shapes = [packing_mask(m, a, down, PAPER_SCENE["packing_padding"])[0] for m, a in zip(masks, angles, strict=True)]
+    estimated = int(math.sqrt(sum(int(s.sum()) for s in shapes) / PAPER_SCENE["packing_area_share"]))
+    side = max(int(estimated * 1.5), max(max(s.shape) for s in shapes) * 2)
+    largest = int(np.argmax([s.sum() for s in shapes]))
+    cell = 1 / down / ppm
+    off = math.hypot(placed[largest].x - side / 2 * cell, placed[largest].y + side / 2 * cell)
+    assert off < 11 * cell
     again = pack(masks, angles, np.random.default_rng(1))
     assert again == placed

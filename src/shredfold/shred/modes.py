@@ -94,7 +94,7 @@ def bpy_version() -> str:
 
 # ---------------------------------------------------------------- the authors' scene (preset paper)
 
-PAPER_VERSION = 2  # 2: the packing masks grow wrapping round their grid, as theirs (np.roll)
+PAPER_VERSION = 2  # 2: packing masks turned by Pillow and grown wrapping round their grid, as theirs
 # Their blenderprocess_.py, value for value (names as theirs where they have one).
 PAPER_SCENE: dict[str, Any] = {
     "resolution": 4096,  # px, square frame

@@ -1,4 +1,4 @@
-"""The ShredBench authors' layout of the pieces (their ``pixel_perfect_layout``), in numpy.
+"""The ShredBench authors' layout of the pieces (their ``pixel_perfect_layout``), in numpy and Pillow.
 
 Each piece is its page box cut by a mask (:func:`their_crop`: the mask's extent plus
 ``pad`` px, as their cutter saved it). Turned by its angle (Pillow's bicubic turn, as

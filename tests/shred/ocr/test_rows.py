@@ -85,3 +85,18 @@ def test_jigsaw_code_is_indented_from_word_left_edges() -> None:
         Word("return 1", 140, 30, 220, 50, 1.0),
     ]
     assert format_text(words, "code", cw=10.0) == "def f():\n    return 1"
+
+
+def test_a_seam_read_as_a_lone_stroke_neither_indents_the_code_nor_stays_in_it() -> None:
+    words = [
+        Word("1", 20, 2, 28, 22, 0.6),  # a seam's dark rim, left of the page's text
+        Word("def f():", 100, 0, 180, 20, 1.0),
+        Word("return 1", 140, 30, 220, 50, 1.0),
+        Word("|", 400, 60, 404, 80, 0.7),  # a curled rim, right of it
+        Word("}", 100, 60, 110, 80, 0.9),  # a brace on its own line is code
+    ]
+    assert format_text(words, "code", cw=10.0) == "def f():\n    return 1\n}"
+    # A stroke next to other words is text: "x = a - b" keeps its minus.
+    words = [Word("x = a", 100, 0, 150, 20, 1.0), Word("-", 160, 0, 170, 20, 1.0),
+             Word("b", 180, 0, 190, 20, 1.0)]
+    assert format_text(words, "code", cw=10.0) == "x = a - b"

@@ -18,7 +18,10 @@ from shredfold.shred.prompts import kind_of_template
 from shredfold.spec import ModelConfig
 
 # Bump when an answer changes. 17: words grouped into rows by the OCR reader's rule (ocr.rows).
-VERSION = 17
+# 18: photographs of straight-cut scraps: levelled by printed rules too, each
+# scrap's way up read and kept, the page's box bounded, clusters ordered by page edges;
+# lone strokes out of code; table rules drawn in parts, bold headers.
+VERSION = 18
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))

@@ -19,7 +19,9 @@ from shredfold.shred.prompts import kind_of_template
 from shredfold.spec import ModelConfig
 
 # Bump when an answer changes. 13: Markdown rows grouped by the OCR reader's rule (ocr.rows).
-VERSION = 13
+# 14: lone strokes (seams read as "1", "|") out of code; photographed scraps levelled by
+# their printed rules where the text is far out (the read scale follows the pitch).
+VERSION = 14
 
 
 @adapter("ocr-islands", benchmarks=("shred",))

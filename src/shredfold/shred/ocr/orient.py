@@ -123,10 +123,11 @@ def quarter_turn(rgb: np.ndarray) -> int:
     return _most_confident_reading(rgb)
 
 
-def level_confidence(rgb: np.ndarray) -> float:
+def level_confidence(rgb: np.ndarray) -> tuple[float, float]:
     """How confidently the inkiest patch of ``rgb`` reads with its lines running across
-    it, either way up (:func:`reader.half_turn_scores`; 0 where its lines run up it)."""
-    return max(reader.half_turn_scores(Image.fromarray(probe(rgb))))
+    it, as it is and turned a half turn (:func:`reader.half_turn_scores`; both 0 where
+    its lines run up it)."""
+    return reader.half_turn_scores(Image.fromarray(probe(rgb)))
 
 
 def _most_confident_reading(rgb: np.ndarray) -> int:

@@ -128,3 +128,17 @@ def test_a_column_of_figures_levelled_on_its_side_is_settled_by_reading_it() -> 
     assert sum(f in got for f in figures) >= 4, got
     # Turned a quarter from the levelling: its pose is the levelled one turned.
     assert np.allclose(up.pose, turn_from_level(lv, 1) @ lv.pose)
+
+
+@pytest.mark.parametrize(("halves", "up"), [((12.0, 1.0), 0), ((1.0, 12.0), 2), ((6.0, 4.0), None),
+                                             ((3.0, 0.0), None)])
+def test_a_clear_reading_says_which_way_up_the_scrap_is(prose: Levelled, halves: tuple[float, float],
+                                                        up: int | None) -> None:
+    from shredfold.shred.solvers.jigsaw.level import settled
+
+    got = settled(prose, lambda rgb: halves)
+    assert got.up == up
+    # Turned, the scrap needs that many fewer quarter turns to stand upright.
+    if up is not None:
+        assert got.turned(2).up == (up + 2) % 4 and got.turned(1).up == (up - 1) % 4
+

@@ -168,3 +168,51 @@ def test_a_page_read_as_nothing_on_its_side_is_read_at_another_quarter_turn() ->
     # A turner that takes the page on its side for upright, as CJK text's columns may.
     text = read(sol, None, ocr.read_lines, lambda rgb: 0).text
     assert Levenshtein.normalized_distance(plain(text), plain(pg.source)) < 0.1, text
+
+
+def test_scraps_read_the_right_way_up_are_joined_only_the_right_way_up(latin: Page) -> None:
+    from dataclasses import replace
+
+    from shredfold.shred.solvers.jigsaw.level import level, line_pitch
+    from shredfold.shred.solvers.jigsaw.photo import all_seams
+
+    p = photograph(latin, 6, seed=0)
+    flat = [level(s.rgba, k) for k, s in enumerate(segment(p.rgb))]
+    pitch = line_pitch([lv.ink for lv in flat]) or 30.0
+    free = all_seams(flat, pitch)
+    assert {s.turn_j for s in free} >= {0, 2}
+    # Say scraps 0 and 1 were read upright and upside down as levelled.
+    told = [replace(lv, up=0) if k == 0 else replace(lv, up=2) if k == 1 else lv
+            for k, lv in enumerate(flat)]
+    seams = all_seams(told, pitch)
+    between = [s for s in seams if {s.i, s.j} == {0, 1}]
+    assert between and all(s.turn_j == 2 for s in between)
+    # Pairs with a scrap not read so are untouched.
+    assert len([s for s in seams if 0 not in (s.i, s.j) or 1 not in (s.i, s.j)]) == len(
+        [s for s in free if 0 not in (s.i, s.j) or 1 not in (s.i, s.j)])
+
+
+def test_a_cluster_stands_the_way_its_scraps_read() -> None:
+    from dataclasses import replace
+
+    from shredfold.shred.solvers.jigsaw.geometry import rigid
+    from shredfold.shred.solvers.jigsaw.photo import upright_turn
+
+    lv = replace(level_stub(), up=0)
+    half = rigid(np.pi)
+    # Two scraps upright as levelled, laid upside down in the cluster; one unread.
+    assert upright_turn([lv, lv, replace(lv, up=None)], [half, half, np.eye(3)]) == 2
+    # One upside down as levelled, laid turned: upright in the cluster.
+    assert upright_turn([replace(lv, up=2)], [half]) == 0
+    # A quarter turn (np.rot90 once) into the cluster: three more put it back.
+    assert upright_turn([lv], [rigid(-np.pi / 2)]) == 3
+    # Votes split evenly, or none: the reader tells.
+    assert upright_turn([lv, replace(lv, up=2)], [np.eye(3), np.eye(3)]) is None
+    assert upright_turn([replace(lv, up=None)], [np.eye(3)]) is None
+
+
+def level_stub():
+    from shredfold.shred.solvers.jigsaw.level import Levelled
+
+    z = np.zeros((4, 4), np.float32)
+    return Levelled(0, 0, np.eye(3), z, z, [], 1.0, False)

@@ -181,3 +181,35 @@ def test_the_shaded_rim_of_a_drawn_scrap_is_no_rule() -> None:
     rgb[53:447, 53:647] = 241
     ys, xs, _, _ = grid(cv2.GaussianBlur(rgb, (0, 0), 0.7))
     assert ys == [] and xs == []
+
+
+def _shifted_below(rgb: np.ndarray, words: list[Word], y: int, dx: int
+                   ) -> tuple[np.ndarray, list[Word]]:
+    """The page with everything below ``y`` drawn ``dx`` px to the right, as a part of a
+    page laid a few px off its neighbour draws it (its words read where they now are)."""
+    out = rgb.copy()
+    out[y:, dx:] = rgb[y:, :-dx]
+    out[y:, :dx] = 255
+    moved = [Word(w.text, w.x0 + dx, w.y0, w.x1 + dx, w.y1, w.score) if w.y0 >= y else w
+             for w in words]
+    return out, moved
+
+
+def test_rules_drawn_in_parts_a_few_px_apart_are_one_rule() -> None:
+    rgb, words = _page_and_words()
+    for dx in (6, 9):
+        shifted, moved = _shifted_below(rgb, words, rgb.shape[0] // 2, dx)
+        assert table_text(table_html(shifted, moved)) == table_text(TABLE), dx
+
+
+def test_a_bold_header_without_a_wash_is_the_header() -> None:
+    rgb, words = _page_and_words()
+    # The header's wash lifted to the body's paper: only its bold type tells it.
+    grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
+    paper = int(np.median(grey))
+    washed = (grey < paper) & (grey > 200)
+    plain = rgb.copy()
+    plain[washed] = paper
+    out = table_html(plain, words)
+    assert out.index("<thead>") < out.index("Region") < out.index("</thead>")
+    assert "<th>Q1</th>" in out and "<td>North</td>" in out

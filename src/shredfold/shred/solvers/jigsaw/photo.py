@@ -21,9 +21,11 @@ import numpy as np
 
 from shredfold.shred.solvers.jigsaw.assemble import PieceShape
 from shredfold.shred.solvers.jigsaw.contour import load_scrap, paper_outline
+from shredfold.shred.solvers.jigsaw.geometry import angle_of, apply
 from shredfold.shred.solvers.jigsaw.level import Confidence, Levelled, level, line_pitch, settled
 from shredfold.shred.solvers.jigsaw.place import place
 from shredfold.shred.solvers.jigsaw.seam import Seam, seams
+from shredfold.shred.solvers.jigsaw.sides import Side
 from shredfold.shred.solvers.jigsaw.solve import Cluster, Solution
 from shredfold.shred.solvers.jigsaw.straight import straight_edges
 
@@ -40,6 +42,12 @@ PROBE_RMS = 0.5  # px
 # with ground truth, text NED 0.029-0.11 drawn at 1x, 0.009-0.037 at 2x, no better at 2.5x).
 READ_PITCH = 60.0
 MAX_READ_SCALE = 3.0
+UPRIGHT_MAJORITY = 2.0  # a cluster's way up is its scraps' when this many times outvoting
+# A straight edge of a levelled scrap this nearly along or across its text lines, and at
+# least BORDER_PITCHES line pitches long, may be the page's edge (a cut this square to the
+# page is rare): the reader orders the clusters of a page by the page edges they hold.
+BORDER_ALIGN_DEG = 1.0
+BORDER_PITCHES = 4.0
 
 
 def straight_share(scraps: Sequence[np.ndarray]) -> float:
@@ -72,9 +80,43 @@ def all_seams(flat: Sequence[Levelled], pitch: float) -> list[Seam]:
             # authors' scene: letting the edges turn an unsure scrap freely, or near a
             # quarter turn, joined more scraps wrongly than it joined rightly).
             quarters = (0, 1, 2, 3) if flat[i].across or flat[j].across else (0, 2)
+            if flat[i].up is not None and flat[j].up is not None:
+                # Both read the right way up: j joins i only in the turn that puts it so.
+                quarters = tuple(q for q in quarters if (flat[j].up - q) % 4 == flat[i].up)
             for q in quarters:
                 found += seams(flat[i], flat[j].turned(q), pitch)
     return found
+
+
+def page_edges(lv: Levelled, pitch: float) -> list[Side]:
+    """The straight edges of a levelled scrap that may be the page's (see
+    :data:`BORDER_ALIGN_DEG`), as border sides in the scrap's own pixels."""
+    back = np.linalg.inv(lv.pose)
+    out = []
+    for e in lv.edges:
+        tilt = abs((np.degrees(e.angle) + 45.0) % 90.0 - 45.0)
+        if tilt <= BORDER_ALIGN_DEG and e.length >= BORDER_PITCHES * pitch:
+            ends = apply(back, np.array([e.p0, e.p1]))
+            out.append(Side(lv.index, len(out), 0, ends, border=True))
+    return out
+
+
+def upright_turn(members: Sequence[Levelled], poses: Sequence[np.ndarray]) -> int | None:
+    """Quarter turns (as np.rot90) that put a cluster upright, by its scraps' votes: each
+    scrap read the right way up (``up``) says it, through its pose (its levelled frame ->
+    the cluster's). None where none was read so, or where the votes are close.
+
+    Reading the drawn cluster itself looks at its inkiest patch only; on a paper-style
+    news page (N = 16) that patch was the heading in large bold type, read upside down
+    more confidently than upright, and the whole page was read upside down."""
+    votes = np.zeros(4)
+    for lv, pose in zip(members, poses, strict=True):
+        if lv.up is not None:
+            votes[int(round(lv.up + np.degrees(angle_of(pose)) / 90.0)) % 4] += 1
+    best = int(np.argmax(votes))
+    if votes[best] == 0 or votes[best] < UPRIGHT_MAJORITY * np.sort(votes)[-2]:
+        return None
+    return best
 
 
 def solve_photo(scraps: Sequence[np.ndarray], confidence: Confidence | None = None) -> Solution:
@@ -91,8 +133,9 @@ def solve_photo(scraps: Sequence[np.ndarray], confidence: Confidence | None = No
         pitch = line_pitch([lv.ink for lv in flat]) or DEFAULT_PITCH
     placed = place(flat, all_seams(flat, pitch))
     loaded = [load_scrap(rgba) for rgba in scraps]
-    shapes = [PieceShape(sc.outline, []) for sc in loaded]
-    clusters = [Cluster(group, {m: placed.poses[m] @ flat[m].pose for m in group})
+    shapes = [PieceShape(sc.outline, page_edges(lv, pitch)) for sc, lv in zip(loaded, flat, strict=True)]
+    clusters = [Cluster(group, {m: placed.poses[m] @ flat[m].pose for m in group},
+                        upright_turn([flat[m] for m in group], [placed.poses[m] for m in group]))
                 for group in placed.clusters()]
     return Solution(loaded, shapes, placed, clusters, _read_scale(pitch), close_seams=True)
 

@@ -8,8 +8,9 @@ against a turned reading of ``j`` puts ``j`` that much round relative to ``i``.
 A merge of two clusters is weighed by every seam between them that puts them the same
 way: a scrap fitting into a notch meets two or three neighbours at once, and their seams
 agree, while a seam that fits by chance stands alone. So each step takes the merge with
-the most support; one the overlap test refuses is struck off with the seams that agree
-with it.
+the most support; one that would lay a scrap on another, turn a scrap read the right way
+up against its cluster's (:attr:`Levelled.up`), or reach past the page (a box holding
+more than the paper of all scraps) is struck off with the seams that agree with it.
 """
 
 from __future__ import annotations
@@ -30,6 +31,12 @@ AGREE_DEG = 1.0  # ... and this nearly the same way round
 OVERLAP_SHARE = 0.08  # of the smaller scrap: more paper lying on another rejects a merge
 GRID = 4  # px: the overlap test works on masks reduced this much
 CORE_PX = 6  # px of each scrap's rim left out of the overlap test (pose error, bulges)
+# A cluster's box (its frame is level: the page's edges run along it) holds at most this
+# many times the paper of all the scraps: no part of a page lies outside the page. Measured
+# on the paper preset's composites (six domains, N = 8 to 16): rightly assembled clusters
+# 1.03-1.10 (curled scraps show less paper than they hold; bulges stick out), clusters
+# holding a scrap joined in the wrong place up to 1.67.
+PAGE_SLACK = 1.25
 
 
 @dataclass
@@ -73,6 +80,24 @@ class _Overlap:
         return inter / min(self.areas[m], self.areas[k])
 
 
+class _Extent:
+    """The box of scraps' paper under poses, against all the scraps' paper."""
+
+    def __init__(self, scraps: Sequence[Levelled]) -> None:
+        self.corners = []
+        for lv in scraps:
+            ys, xs = np.nonzero(lv.paper > 0.5)
+            if not len(xs):
+                xs, ys = np.zeros(1, int), np.zeros(1, int)
+            box = [[xs.min(), ys.min()], [xs.max(), ys.min()], [xs.max(), ys.max()], [xs.min(), ys.max()]]
+            self.corners.append(np.column_stack([np.asarray(box, float), np.ones(4)]))
+        self.paper = float(sum((lv.paper > 0.5).sum() for lv in scraps))
+
+    def box_area(self, poses: dict[int, np.ndarray]) -> float:
+        pts = np.vstack([(p @ self.corners[m].T)[:2].T for m, p in poses.items()])
+        return float(np.prod(pts.max(axis=0) - pts.min(axis=0)))
+
+
 def place(scraps: Sequence[Levelled], seams: Sequence[Seam]) -> Placement:
     """Clusters of scraps from the seams, the best supported merges first."""
     n = len(scraps)
@@ -81,6 +106,7 @@ def place(scraps: Sequence[Levelled], seams: Sequence[Seam]) -> Placement:
     members = {k: [k] for k in range(n)}
     out = Placement(poses, root)
     overlap = _Overlap(scraps)
+    page = _Extent(scraps)
     turns = [[turn_from_level(lv, q) for q in range(4)] for lv in scraps]
     centres = [np.array([lv.shape[1] / 2.0, lv.shape[0] / 2.0, 1.0]) for lv in scraps]
     live = [s for s in seams if s.score > 0]
@@ -93,8 +119,13 @@ def place(scraps: Sequence[Levelled], seams: Sequence[Seam]) -> Placement:
         moved = {m: move @ poses[m] for m in members[rj]}
         worst = max(overlap.share(m, poses[m], k, pk)
                     for m in members[ri] for k, pk in moved.items())
-        if worst > OVERLAP_SHARE:
-            out.rejected.append((s, f"overlap {worst:.3f}"))
+        union = {**{m: poses[m] for m in members[ri]}, **moved}
+        why = (f"overlap {worst:.3f}" if worst > OVERLAP_SHARE
+               else "upside down" if not _one_way_up(scraps, union)
+               else "past the page" if page.box_area(union) > PAGE_SLACK * page.paper
+               else None)
+        if why is not None:
+            out.rejected.append((s, why))
             gone = {id(t) for t in agreeing}
             live = [t for t in live if id(t) not in gone]
             continue
@@ -104,6 +135,16 @@ def place(scraps: Sequence[Levelled], seams: Sequence[Seam]) -> Placement:
         members[ri] += members.pop(rj)
         out.joins.append(s)
     return out
+
+
+def _one_way_up(scraps: Sequence[Levelled], poses: dict[int, np.ndarray]) -> bool:
+    """Whether the scraps read the right way up (``up``) all stand the same way up at
+    these poses (their levelled frames -> one frame). A seam between two scraps not read
+    so can still join two clusters holding scraps that were: a paper-style Java page,
+    N = 12, had a scrap joined upside down to a cluster whose other scraps read upright."""
+    ways = {round(scraps[m].up + np.degrees(angle_of(p)) / 90.0) % 4
+            for m, p in poses.items() if scraps[m].up is not None}
+    return len(ways) <= 1
 
 
 def _merge_move(s: Seam, poses: list[np.ndarray], turns: list[list[np.ndarray]]) -> np.ndarray:

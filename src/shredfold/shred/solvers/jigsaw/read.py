@@ -25,6 +25,7 @@ __all__ = ["Line", "Reader", "Reading", "Turner", "Word", "draw", "format_text",
 PAD = 12  # px of white around a drawn cluster
 BAND = 1400  # px: taller pages are read in bands (the detector downsizes past ~2000 px)
 SEAM_COVER = 0.3  # paper share above which a seam's pixel is drawn as paper
+EDGE_REACH = 0.05  # of a cluster's extent: how far in from its far side a page edge may lie
 
 
 class Line(Protocol):
@@ -88,11 +89,12 @@ def _ink_rows(rgb: np.ndarray) -> np.ndarray:
 def upright(cluster: Cluster, scraps: Sequence[Scrap], turn: Turner, scale: float = 1.0,
             close_seams: bool = False) -> tuple[Cluster, np.ndarray]:
     """The cluster turned the right way up (OCR reads upside-down text badly), and its
-    drawing (:func:`draw`). A quarter turn (rare: a lone monospace piece)
+    drawing (:func:`draw`): the way its scraps' readings say (``cluster.turn``), else the
+    way ``turn`` reads it. A quarter turn (rare: a lone monospace piece)
     turns the drawing only; the cluster's poses, used to order clusters by the page edges
     they touch, keep the half turn alone."""
     rgb = draw(cluster, scraps, scale, close_seams=close_seams)
-    k = turn(rgb)
+    k = turn(rgb) if cluster.turn is None else cluster.turn
     if k >= 2:
         cluster = cluster.flipped(scraps)
     return cluster, np.ascontiguousarray(np.rot90(rgb, k))
@@ -137,7 +139,11 @@ class Reading:
 
 
 def _edges(cluster: Cluster, sol: Solution) -> set[str]:
-    """Which page edges the (upright) cluster touches: 'top', 'bottom', 'left', 'right'."""
+    """Which page edges the (upright) cluster touches: 'top', 'bottom', 'left', 'right'
+    (a border side at the cluster's far side that way, within EDGE_REACH of its extent:
+    a side taken for the page's edge inside the cluster is a cut)."""
+    x0, y0, x1, y1 = cluster.bounds(sol.scraps)
+    reach_x, reach_y = EDGE_REACH * (x1 - x0), EDGE_REACH * (y1 - y0)
     out = set()
     for m in cluster.members:
         for s in sol.shapes[m].sides:
@@ -145,12 +151,18 @@ def _edges(cluster: Cluster, sol: Solution) -> set[str]:
                 continue
             p = apply(cluster.poses[m], s.points[[0, -1]])
             d = p[1] - p[0]
+            mid = p.mean(axis=0)
             # Paper lies on the left of travel, normal (-dy, dx).
             nx, ny = -d[1], d[0]
             if abs(ny) > abs(nx):
-                out.add("top" if ny > 0 else "bottom")
-            else:
-                out.add("left" if nx > 0 else "right")
+                if ny > 0 and mid[1] - y0 <= reach_y:
+                    out.add("top")
+                elif ny < 0 and y1 - mid[1] <= reach_y:
+                    out.add("bottom")
+            elif nx > 0 and mid[0] - x0 <= reach_x:
+                out.add("left")
+            elif nx < 0 and x1 - mid[0] <= reach_x:
+                out.add("right")
     return out
 
 

@@ -38,6 +38,9 @@ class Cluster:
 
     members: list[int]
     poses: dict[int, np.ndarray]
+    # Quarter turns (as np.rot90) that put the cluster's drawing upright, where its
+    # scraps' own readings settle it (:func:`.photo.solve_photo`); None: the reader tells.
+    turn: int | None = None
 
     def bounds(self, scraps: Sequence[Scrap]) -> tuple[float, float, float, float]:
         pts = np.vstack([apply(self.poses[m], scraps[m].outline) for m in self.members])
@@ -49,7 +52,8 @@ class Cluster:
         """The same cluster turned by 180 degrees about its bounding box centre."""
         x0, y0, x1, y1 = self.bounds(scraps)
         turn = rigid(np.pi, x0 + x1, y0 + y1)
-        return Cluster(self.members, {m: turn @ p for m, p in self.poses.items()})
+        return Cluster(self.members, {m: turn @ p for m, p in self.poses.items()},
+                       None if self.turn is None else (self.turn + 2) % 4)
 
 
 @dataclass

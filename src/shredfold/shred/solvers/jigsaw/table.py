@@ -22,9 +22,20 @@ RULE_STEP = 2  # px: a rule may step sideways this much where two scraps meet ..
 RULE_GAP = 15  # px: ... and break off for less than this (a seam's gap)
 RULE_PIECE = 25  # px: the shortest run of a rule between two seams that counts
 RULE_COVER = 0.6  # share of a boundary that must be ruled to separate two units
+# Parts of a page laid together a few px off each other draw one rule as pieces a few px
+# apart (a paper-style table, N = 8: a column rule at x 774 on some scraps, 784 on the
+# others): positions this close are one rule, looked for this far either side of it.
+RULE_MERGE = 12
+RULE_SLACK = 7
 DARK = 150  # grey level below which a pixel is ink
 FAINT = 200  # ... and below which it is faint ink (a rule lightened by shading)
 HEAD_WASH = 0.96  # a header row's paper is at most this bright relative to the body's
+# ... or a header row is set in bold (a browser's <th>): its words' strokes (median) this
+# many times as wide as all words' (median). On the ShredBench authors' pages the header's
+# #eee wash is 2 grey levels under the body's paper on a photograph (238 to 240), less
+# than the shading across a curled sheet; its bold words' strokes are 2.5-4.0 px wide, the
+# body's 2.1-2.2 (a paper-style table, N = 8).
+HEAD_BOLD = 1.15
 # Faint rules (a 1 px #999 border photographed and reduced: ~5-10 grey levels under the
 # paper): a pixel is on one where it is this much darker than the paper RIDGE_SIDE px to
 # either side across the rule, and not dark enough to be ink (DARK) ...
@@ -37,17 +48,20 @@ PAPER_MAX = 252  # grey: brighter is the white a cluster is drawn on, not paper
 
 
 def _positions(profile: np.ndarray, min_count: float) -> list[int]:
-    """Centres of runs of indices where ``profile`` reaches ``min_count``."""
+    """Centres of runs of indices where ``profile`` reaches ``min_count``; runs within
+    :data:`RULE_MERGE` of each other are one (their centre weighted by the profile)."""
     idx = np.flatnonzero(profile >= min_count)
     if not len(idx):
         return []
-    groups = np.split(idx, np.flatnonzero(np.diff(idx) > 2) + 1)
-    return [int(round(g.mean())) for g in groups]
+    groups = np.split(idx, np.flatnonzero(np.diff(idx) > RULE_MERGE) + 1)
+    return [int(round(float(np.average(g, weights=profile[g])))) for g in groups]
 
 
-def _ruled(mask: np.ndarray, x0: int, x1: int, y0: int, y1: int) -> bool:
+def _ruled(mask: np.ndarray, x0: int, x1: int, y0: int, y1: int, *, across: bool) -> bool:
+    """Whether a boundary is ruled for RULE_COVER of its length: the window ``x0:x1`` by
+    ``y0:y1`` around it, a vertical boundary (rule looked for across x) when ``across``."""
     part = mask[max(y0, 0) : max(y1, 1), max(x0, 0) : max(x1, 1)]
-    return part.size > 0 and float(part.any(axis=0 if y1 - y0 <= 7 else 1).mean()) >= RULE_COVER
+    return part.size > 0 and float(part.any(axis=1 if across else 0).mean()) >= RULE_COVER
 
 
 def _runs(mask: np.ndarray, direction: tuple[int, int]) -> np.ndarray:
@@ -131,11 +145,14 @@ def _cells(ys: list[int], xs: list[int], horiz: np.ndarray, vert: np.ndarray
 
     for r in range(nr):
         for c in range(nc):
-            top, bottom = ys[r] + 3, ys[r + 1] - 3
-            left, right = xs[c] + 3, xs[c + 1] - 3
-            if c + 1 < nc and not _ruled(vert, xs[c + 1] - 3, xs[c + 1] + 4, top, bottom):
+            top, bottom = ys[r] + RULE_SLACK, ys[r + 1] - RULE_SLACK
+            left, right = xs[c] + RULE_SLACK, xs[c + 1] - RULE_SLACK
+            x, y = xs[c + 1] if c + 1 < nc else 0, ys[r + 1] if r + 1 < nr else 0
+            if c + 1 < nc and not _ruled(vert, x - RULE_SLACK, x + RULE_SLACK + 1, top, bottom,
+                                         across=True):
                 parent[find(r * nc + c)] = find(r * nc + c + 1)
-            if r + 1 < nr and not _ruled(horiz, left, right, ys[r + 1] - 3, ys[r + 1] + 4):
+            if r + 1 < nr and not _ruled(horiz, left, right, y - RULE_SLACK, y + RULE_SLACK + 1,
+                                         across=False):
                 parent[find(r * nc + c)] = find((r + 1) * nc + c)
     # A cell is a rectangle: a missing rule can join units in an L, whose bounding box
     # overlaps a neighbour (two cells then claim the same text). Grow every group to its
@@ -163,17 +180,40 @@ def _cells(ys: list[int], xs: list[int], horiz: np.ndarray, vert: np.ndarray
     return sorted(out)
 
 
-def _head_rows(rgb: np.ndarray, ys: list[int], xs: list[int]) -> int:
-    gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY).astype(np.float32)
+def _stroke_width(gray: np.ndarray, w: Word) -> float:
+    """The width of the ink strokes in a word's box (px): ink area over half its outline."""
+    box = gray[max(int(w.y0), 0) : max(int(np.ceil(w.y1)), 0), max(int(w.x0), 0) : max(int(np.ceil(w.x1)), 0)]
+    if box.size == 0:
+        return float("nan")
+    _, ink = cv2.threshold(box, 0, 1, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    area = int(ink.sum())
+    edge = area - int(cv2.erode(ink, np.ones((3, 3), np.uint8)).sum())
+    return 2.0 * area / edge if edge else float("nan")
+
+
+def _head_rows(rgb: np.ndarray, ys: list[int], xs: list[int], words: Sequence[Word]) -> int:
+    """How many leading rows are the table's header: drawn with a darker wash than the
+    body's, or set in bold (:data:`HEAD_BOLD`); at least one row is left for the body."""
+    gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
     level = []
     for r in range(len(ys) - 1):
-        band = gray[ys[r] + 4 : ys[r + 1] - 3, xs[0] + 4 : xs[-1] - 3]
+        band = gray[ys[r] + 4 : ys[r + 1] - 3, xs[0] + 4 : xs[-1] - 3].astype(np.float32)
         level.append(float(np.median(band)) if band.size else 255.0)
     if len(level) < 2:
         return 0
     body = float(np.median(level))
+    strokes: list[list[float]] = [[] for _ in level]
+    for w in words:
+        r = int(np.searchsorted(ys, (w.y0 + w.y1) / 2)) - 1
+        width = _stroke_width(gray, w)
+        if 0 <= r < len(level) and width == width:
+            strokes[r].append(width)
+    every = [v for row in strokes for v in row]
+    typical = float(np.median(every)) if every else 0.0
     count = 0
-    while count < len(level) - 1 and level[count] < HEAD_WASH * body:
+    while count < len(level) - 1 and (
+            level[count] < HEAD_WASH * body
+            or (strokes[count] and float(np.median(strokes[count])) >= HEAD_BOLD * typical)):
         count += 1
     return count
 
@@ -188,7 +228,7 @@ def _split_at_rules(w: Word, xs: list[int], vert: np.ndarray) -> list[Word]:
     """
     y0, y1 = int(w.y0) + 2, int(w.y1) - 2
     cuts = [x for x in xs[1:-1] if w.x0 + 4 < x < w.x1 - 4 and y1 > y0
-            and _ruled(vert, x - 3, x + 4, y0, y1)]
+            and _ruled(vert, x - RULE_SLACK, x + RULE_SLACK + 1, y0, y1, across=True)]
     if not cuts:
         return [w]
     spaces = [k for k, ch in enumerate(w.text) if ch == " "]
@@ -229,7 +269,7 @@ def table_html(rgb: np.ndarray, words: Sequence[Word]) -> str:
             if ys[r] <= cy < ys[r + rs] and xs[c] <= cx < xs[c + cs]:
                 texts.setdefault((r, c), []).append(w)
                 break
-    head = _head_rows(rgb, ys, xs)
+    head = _head_rows(rgb, ys, xs, words)
     lines = ["<table>"]
     for section, lo, hi, tag in (("thead", 0, head, "th"), ("tbody", head, len(ys) - 1, "td")):
         if hi <= lo:

@@ -26,13 +26,12 @@ MIN_EVIDENCE = 120.0  # px of strokes in all before they are trusted over the te
 AGREE_DEG = 1.0  # strokes this close to the strokes' median direction are one set of rules
 
 
-def rule_angle(rgb: np.ndarray, paper: np.ndarray, text_degrees: float) -> float | None:
-    """The direction (degrees, image coordinates, within :data:`NEAR_DEG` of
-    ``text_degrees`` mod 180) of the straight rules on the scrap, or None when it shows
-    too few of them, or ones that disagree."""
+def strokes(rgb: np.ndarray, paper: np.ndarray) -> np.ndarray:
+    """The long straight strokes printed on the scrap, well inside its paper: (k, 4) float
+    rows x0, y0, x1, y1 (px)."""
     inside = paper.astype(np.uint8)
     if inside.sum() == 0:
-        return None
+        return np.zeros((0, 4))
     grey = cv2.cvtColor(np.ascontiguousarray(rgb), cv2.COLOR_RGB2GRAY).astype(np.float32)
     grey = np.where(inside > 0, grey, float(np.percentile(grey[inside > 0], 90)))
     level = cv2.blur(cv2.dilate(grey, np.ones((BACKGROUND, BACKGROUND), np.uint8)),
@@ -41,23 +40,31 @@ def rule_angle(rgb: np.ndarray, paper: np.ndarray, text_degrees: float) -> float
     found = cv2.createLineSegmentDetector(cv2.LSD_REFINE_STD, 1.0).detect(
         stretched.astype(np.uint8))[0]
     if found is None:
-        return None
+        return np.zeros((0, 4))
     depth = cv2.distanceTransform(inside, cv2.DIST_L2, 3)
     h, w = depth.shape
-    devs, lengths = [], []
-    for x0, y0, x1, y1 in found.reshape(-1, 4):
-        length = float(np.hypot(x1 - x0, y1 - y0))
-        if length < MIN_LENGTH:
+    kept = []
+    for x0, y0, x1, y1 in found.reshape(-1, 4).astype(np.float64):
+        if np.hypot(x1 - x0, y1 - y0) < MIN_LENGTH:
             continue
         t = np.array([0.25, 0.5, 0.75])
         xs = np.clip(np.rint(x0 + t * (x1 - x0)).astype(int), 0, w - 1)
         ys = np.clip(np.rint(y0 + t * (y1 - y0)).astype(int), 0, h - 1)
-        if (depth[ys, xs] < INSET).any():
-            continue
+        if (depth[ys, xs] >= INSET).all():
+            kept.append((x0, y0, x1, y1))
+    return np.array(kept).reshape(-1, 4)
+
+
+def rule_angle(rgb: np.ndarray, paper: np.ndarray, text_degrees: float) -> float | None:
+    """The direction (degrees, image coordinates, within :data:`NEAR_DEG` of
+    ``text_degrees`` mod 180) of the straight rules on the scrap, or None when it shows
+    too few of them, or ones that disagree."""
+    devs, lengths = [], []
+    for x0, y0, x1, y1 in strokes(rgb, paper):
         dev = (float(np.degrees(np.arctan2(y1 - y0, x1 - x0))) - text_degrees + 45.0) % 90.0 - 45.0
         if abs(dev) <= NEAR_DEG:
             devs.append(dev)
-            lengths.append(length)
+            lengths.append(float(np.hypot(x1 - x0, y1 - y0)))
     if sum(lengths) < MIN_EVIDENCE:
         return None
     d, wt = np.array(devs), np.array(lengths)
@@ -69,3 +76,4 @@ def rule_angle(rgb: np.ndarray, paper: np.ndarray, text_degrees: float) -> float
     if wt[near].sum() < max(MIN_EVIDENCE, 0.5 * wt.sum()):
         return None
     return (text_degrees + float(np.average(d[near], weights=wt[near]))) % 180.0
+

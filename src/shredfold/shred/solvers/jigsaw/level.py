@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from shredfold.shred.solvers.jigsaw.contour import PAPER_LEVEL, paper_outline
-from shredfold.shred.solvers.jigsaw.geometry import rigid
+from shredfold.shred.solvers.jigsaw.geometry import angle_of, rigid, wrap_deg
 from shredfold.shred.solvers.jigsaw.ink import line_angle
 from shredfold.shred.solvers.jigsaw.rules import rule_angle
 from shredfold.shred.solvers.jigsaw.straight import Edge, straight_edges
@@ -80,6 +80,13 @@ class Levelled:
     strength: float  # how clearly the scrap shows text lines (ink.LineAngle.strength)
     across: bool  # its ink lines up across the levelled lines nearly as well
     up: int | None = None  # quarter turns (0 or 2) that put this frame upright, if read
+
+    def way_up(self, pose: np.ndarray) -> int | None:
+        """Quarter turns (as np.rot90) that put upright the frame ``pose`` takes this
+        scrap's levelled frame to, where the scrap was read the right way up."""
+        if self.up is None:
+            return None
+        return round(self.up + float(np.degrees(angle_of(pose))) / 90.0) % 4
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -180,10 +187,10 @@ def level(rgba: np.ndarray, index: int) -> Levelled:
     angle = line_angle(rgba, paper0)
     degrees = angle.degrees
     squared = line_angle(rgba, paper0, square=True).degrees
-    if _apart(squared, degrees) > SQUARE_OVERRULE_DEG:
+    if abs(wrap_deg(squared - degrees, 90.0)) > SQUARE_OVERRULE_DEG:
         degrees = squared
     ruled = rule_angle(rgba[..., :3], paper0, degrees)
-    if ruled is not None and _apart(ruled, degrees) > RULES_OVERRULE_DEG:
+    if ruled is not None and abs(wrap_deg(ruled - degrees, 90.0)) > RULES_OVERRULE_DEG:
         degrees = ruled
     h, w = rgba.shape[:2]
     turn = rigid(-np.deg2rad(degrees))
@@ -208,11 +215,6 @@ def level(rgba: np.ndarray, index: int) -> Levelled:
     ink = ink_darkness(rgb, paper) * inner
     return Levelled(index, 0, pose, paper, ink, edges, angle.strength,
                     _lines_up_across(ink))
-
-
-def _apart(a: float, b: float) -> float:
-    """Degrees between two directions, up to a quarter turn."""
-    return abs((a - b + 45.0) % 90.0 - 45.0)
 
 
 def drawing(lv: Levelled, scale: float = 1.0) -> np.ndarray:

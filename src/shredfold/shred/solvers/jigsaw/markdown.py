@@ -303,12 +303,16 @@ def stroke_weights(rgb: np.ndarray, words: Sequence[Word]) -> dict[int, list[_St
 
 
 def _stroke(ink: np.ndarray) -> float:
-    area = int(ink.sum())
     # A short word ("a", a comma) shows too little ink to weigh its strokes.
-    if area < max(MIN_BOLD_INK, MIN_BOLD_SHARE * ink.shape[0] ** 2):
+    if int(ink.sum()) < max(MIN_BOLD_INK, MIN_BOLD_SHARE * ink.shape[0] ** 2):
         return float("nan")
-    inner = cv2.erode(ink, np.ones((3, 3), np.uint8))
-    edge = area - int(inner.sum())
+    return stroke_width(ink)
+
+
+def stroke_width(ink: np.ndarray) -> float:
+    """The width of the strokes of a 0/1 ink mask (px): its area over half its outline."""
+    area = int(ink.sum())
+    edge = area - int(cv2.erode(ink, np.ones((3, 3), np.uint8)).sum())
     return 2.0 * area / max(edge, 1)
 
 

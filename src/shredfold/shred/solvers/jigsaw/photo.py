@@ -21,7 +21,7 @@ import numpy as np
 
 from shredfold.shred.solvers.jigsaw.assemble import PieceShape
 from shredfold.shred.solvers.jigsaw.contour import load_scrap, paper_outline
-from shredfold.shred.solvers.jigsaw.geometry import angle_of, apply
+from shredfold.shred.solvers.jigsaw.geometry import apply, wrap_deg
 from shredfold.shred.solvers.jigsaw.level import Confidence, Levelled, level, line_pitch, settled
 from shredfold.shred.solvers.jigsaw.place import place
 from shredfold.shred.solvers.jigsaw.seam import Seam, seams
@@ -94,8 +94,7 @@ def page_edges(lv: Levelled, pitch: float) -> list[Side]:
     back = np.linalg.inv(lv.pose)
     out = []
     for e in lv.edges:
-        tilt = abs((np.degrees(e.angle) + 45.0) % 90.0 - 45.0)
-        if tilt <= BORDER_ALIGN_DEG and e.length >= BORDER_PITCHES * pitch:
+        if abs(wrap_deg(np.degrees(e.angle), 90.0)) <= BORDER_ALIGN_DEG and e.length >= BORDER_PITCHES * pitch:
             ends = apply(back, np.array([e.p0, e.p1]))
             out.append(Side(lv.index, len(out), 0, ends, border=True))
     return out
@@ -111,8 +110,9 @@ def upright_turn(members: Sequence[Levelled], poses: Sequence[np.ndarray]) -> in
     more confidently than upright, and the whole page was read upside down."""
     votes = np.zeros(4)
     for lv, pose in zip(members, poses, strict=True):
-        if lv.up is not None:
-            votes[int(round(lv.up + np.degrees(angle_of(pose)) / 90.0)) % 4] += 1
+        way = lv.way_up(pose)
+        if way is not None:
+            votes[way] += 1
     best = int(np.argmax(votes))
     if votes[best] == 0 or votes[best] < UPRIGHT_MAJORITY * np.sort(votes)[-2]:
         return None

@@ -142,8 +142,7 @@ def _one_way_up(scraps: Sequence[Levelled], poses: dict[int, np.ndarray]) -> boo
     these poses (their levelled frames -> one frame). A seam between two scraps not read
     so can still join two clusters holding scraps that were: a paper-style Java page,
     N = 12, had a scrap joined upside down to a cluster whose other scraps read upright."""
-    ways = {round(scraps[m].up + np.degrees(angle_of(p)) / 90.0) % 4
-            for m, p in poses.items() if scraps[m].up is not None}
+    ways = {scraps[m].way_up(p) for m, p in poses.items()} - {None}
     return len(ways) <= 1
 
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from shredfold.shred.solvers.jigsaw.geometry import wrap_deg
+
 BACKGROUND = 9  # px window of the local paper level the darkness is measured against
 GAIN = 8.0  # darkness is stretched this much: a 1 px #999 rule on the photo is ~10 levels
 MIN_LENGTH = 40.0  # px: the shortest straight stroke counted (a letter's stem is shorter)
@@ -61,7 +63,7 @@ def rule_angle(rgb: np.ndarray, paper: np.ndarray, text_degrees: float) -> float
     too few of them, or ones that disagree."""
     devs, lengths = [], []
     for x0, y0, x1, y1 in strokes(rgb, paper):
-        dev = (float(np.degrees(np.arctan2(y1 - y0, x1 - x0))) - text_degrees + 45.0) % 90.0 - 45.0
+        dev = wrap_deg(float(np.degrees(np.arctan2(y1 - y0, x1 - x0))) - text_degrees, 90.0)
         if abs(dev) <= NEAR_DEG:
             devs.append(dev)
             lengths.append(float(np.hypot(x1 - x0, y1 - y0)))
@@ -76,4 +78,3 @@ def rule_angle(rgb: np.ndarray, paper: np.ndarray, text_degrees: float) -> float
     if wt[near].sum() < max(MIN_EVIDENCE, 0.5 * wt.sum()):
         return None
     return (text_degrees + float(np.average(d[near], weights=wt[near]))) % 180.0
-

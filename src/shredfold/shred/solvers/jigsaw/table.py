@@ -181,14 +181,15 @@ def _cells(ys: list[int], xs: list[int], horiz: np.ndarray, vert: np.ndarray
 
 
 def _stroke_width(gray: np.ndarray, w: Word) -> float:
-    """The width of the ink strokes in a word's box (px): ink area over half its outline."""
+    """The width of the ink strokes in a word's box (px)."""
+    from shredfold.shred.solvers.jigsaw.markdown import stroke_width  # markdown reads tables
+
     box = gray[max(int(w.y0), 0) : max(int(np.ceil(w.y1)), 0), max(int(w.x0), 0) : max(int(np.ceil(w.x1)), 0)]
     if box.size == 0:
         return float("nan")
     _, ink = cv2.threshold(box, 0, 1, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
-    area = int(ink.sum())
-    edge = area - int(cv2.erode(ink, np.ones((3, 3), np.uint8)).sum())
-    return 2.0 * area / edge if edge else float("nan")
+    # A box of one grey (Otsu then calls it all ink) has no strokes to measure.
+    return stroke_width(ink) if ink.any() and not ink.all() else float("nan")
 
 
 def _head_rows(rgb: np.ndarray, ys: list[int], xs: list[int], words: Sequence[Word]) -> int:

@@ -1,0 +1,65 @@
+"""Merges of levelled scraps refused where the page could not hold them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from shredfold.shred.solvers.jigsaw.geometry import rigid
+from shredfold.shred.solvers.jigsaw.level import Levelled
+from shredfold.shred.solvers.jigsaw.photo import page_edges
+from shredfold.shred.solvers.jigsaw.place import place
+from shredfold.shred.solvers.jigsaw.seam import Seam
+from shredfold.shred.solvers.jigsaw.straight import Edge
+
+
+def square(index: int, up: int | None = None) -> Levelled:
+    """A 40 px square of paper on a 44 px frame, levelled as it is."""
+    paper = np.zeros((44, 44), np.float32)
+    paper[2:42, 2:42] = 1.0
+    return Levelled(index, 0, np.eye(3), paper, np.zeros_like(paper), [], 1.0, False, up)
+
+
+def seam(dx: float, turn: int = 0) -> Seam:
+    """Scrap 1 put ``dx`` px right of scrap 0 (``turn`` quarter turns round first)."""
+    pose = np.eye(3)
+    pose[0, 2] = dx
+    return Seam(0, 1, turn, 0, 0, pose, 1.0, 1.0, 40.0)
+
+
+def test_scraps_side_by_side_are_joined() -> None:
+    placed = place([square(0), square(1)], [seam(40.0)])
+    assert placed.clusters() == [[0, 1]] and not placed.rejected
+
+
+def test_a_join_that_would_reach_past_the_page_is_refused() -> None:
+    # Far apart: the pair's box would hold five times the paper of both.
+    placed = place([square(0), square(1)], [seam(400.0)])
+    assert placed.clusters() == [[0], [1]]
+    assert [why for _, why in placed.rejected] == ["past the page"]
+
+
+def test_a_scrap_read_upright_is_not_joined_upside_down() -> None:
+    placed = place([square(0, up=0), square(1, up=0)], [seam(40.0, turn=2)])
+    assert [why for _, why in placed.rejected] == ["upside down"]
+    # Not read: the same join is made.
+    assert place([square(0, up=0), square(1)], [seam(40.0, turn=2)]).clusters() == [[0, 1]]
+
+
+def test_a_scraps_way_up_follows_its_pose() -> None:
+    lv = square(0, up=2)
+    assert lv.way_up(np.eye(3)) == 2 and lv.way_up(rigid(np.pi)) == 0
+    assert replace(lv, up=None).way_up(np.eye(3)) is None
+
+
+def test_long_edges_square_to_the_lines_may_be_the_pages() -> None:
+    lv = replace(square(3), edges=[
+        Edge(np.array([0.0, 0.0]), np.array([200.0, 1.0]), 0.1, True, True),  # level, long
+        Edge(np.array([0.0, 0.0]), np.array([2.0, 150.0]), 0.1, True, True),  # upright, long
+        Edge(np.array([0.0, 0.0]), np.array([200.0, 40.0]), 0.1, True, True),  # a slanted cut
+        Edge(np.array([0.0, 0.0]), np.array([60.0, 0.0]), 0.1, True, True),  # too short
+    ])
+    sides = page_edges(lv, pitch=30.0)
+    assert [s.border for s in sides] == [True, True]
+    assert np.allclose(sides[0].points, [[0.0, 0.0], [200.0, 1.0]])

@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from shredfold.shred.ocr.rows import group_rows
-from shredfold.shred.solvers.jigsaw.words import Word, char_width, format_text
+from shredfold.shred.solvers.jigsaw.words import Word, char_width, format_text, stroke_width
 
 # A line's core height (its x-height, the band its letters all fill) over the body's, at
 # least this much -> its heading level. Set at 2.2, 1.8 and 1.4 times the body size, the
@@ -307,13 +307,6 @@ def _stroke(ink: np.ndarray) -> float:
     if int(ink.sum()) < max(MIN_BOLD_INK, MIN_BOLD_SHARE * ink.shape[0] ** 2):
         return float("nan")
     return stroke_width(ink)
-
-
-def stroke_width(ink: np.ndarray) -> float:
-    """The width of the strokes of a 0/1 ink mask (px): its area over half its outline."""
-    area = int(ink.sum())
-    edge = area - int(cv2.erode(ink, np.ones((3, 3), np.uint8)).sum())
-    return 2.0 * area / max(edge, 1)
 
 
 def _bold_tokens(weights: dict[int, list[_Stretch]]) -> dict[int, list[_Stretch]]:

@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from shredfold.shred.ocr.rows import group_rows
-from shredfold.shred.solvers.jigsaw.words import Word, format_text
+from shredfold.shred.solvers.jigsaw.words import Word, format_text, stroke_width
 
 RULE_RUN = 61  # px: a straight dark run this long is a rule, not a letter
 RULE_STEP = 2  # px: a rule may step sideways this much where two scraps meet ...
@@ -182,7 +182,6 @@ def _cells(ys: list[int], xs: list[int], horiz: np.ndarray, vert: np.ndarray
 
 def _stroke_width(gray: np.ndarray, w: Word) -> float:
     """The width of the ink strokes in a word's box (px)."""
-    from shredfold.shred.solvers.jigsaw.markdown import stroke_width  # markdown reads tables
 
     box = gray[max(int(w.y0), 0) : max(int(np.ceil(w.y1)), 0), max(int(w.x0), 0) : max(int(np.ceil(w.x1)), 0)]
     if box.size == 0:

@@ -12,6 +12,9 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import cv2
+import numpy as np
+
 from shredfold.shred.ocr.rows import group_rows, indents
 
 
@@ -96,3 +99,10 @@ def format_text(words: Sequence[Word], kind: str, cw: float | None = None) -> st
     return "\n".join(
         " " * n + " ".join(w.text for w in row) for n, row in zip(spaces, grouped, strict=True)
     )
+
+
+def stroke_width(ink: np.ndarray) -> float:
+    """The width of the strokes of a 0/1 ink mask (px): its area over half its outline."""
+    area = int(ink.sum())
+    edge = area - int(cv2.erode(ink, np.ones((3, 3), np.uint8)).sum())
+    return 2.0 * area / max(edge, 1)

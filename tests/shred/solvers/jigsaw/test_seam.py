@@ -1,0 +1,34 @@
+"""Where two levelled scraps meet, and how far one slides along the other."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shredfold.shred.solvers.jigsaw.level import Levelled
+from shredfold.shred.solvers.jigsaw.seam import match
+from shredfold.shred.solvers.jigsaw.straight import Edge
+
+PITCH = 20.0
+
+
+def lined(index: int, edge: Edge, height: int = 400, width: int = 120) -> Levelled:
+    """Paper ``width`` x ``height`` px printed with a line of text every pitch (code, whose
+    rows look alike: a seam correlates as well any whole number of lines off)."""
+    paper = np.ones((height, width), np.float32)
+    ink = np.zeros_like(paper)
+    for top in range(6, height, int(PITCH)):
+        ink[top : top + 8] = 0.6
+    return Levelled(index, 0, np.eye(3), paper, ink, [edge], 1.0, False)
+
+
+def test_two_halves_of_one_cut_share_it_whole() -> None:
+    # The cut runs down the right side of one scrap and the left of the other, both ends
+    # faded into curls (no corners): the text alone fits any whole number of lines off.
+    left = lined(0, Edge(np.array([120.0, 0.0]), np.array([120.0, 400.0]), 0.0, False, False))
+    right = lined(1, Edge(np.array([0.0, 400.0]), np.array([0.0, 0.0]), 0.0, False, False))
+    seam = match(left, right, 0, 0, PITCH)
+    assert seam is not None
+    assert abs(seam.pose[0, 2] - 120.0) < 1.5
+    # Not half the cut and ten lines off: within the one line a curled corner may leave.
+    assert abs(seam.pose[1, 2]) <= PITCH + 1.0
+    assert seam.shared >= 400.0 - PITCH - 1.0

@@ -96,6 +96,14 @@ def test_a_seam_read_as_a_lone_stroke_neither_indents_the_code_nor_stays_in_it()
         Word("}", 100, 60, 110, 80, 0.9),  # a brace on its own line is code
     ]
     assert format_text(words, "code", cw=10.0) == "def f():\n    return 1\n}"
+    # A seam beside a rim reads as two strokes at once: as lone, as much a seam.
+    words = [Word("11", 17, 30, 29, 96, 0.5), Word("def f():", 100, 0, 180, 20, 1.0),
+             Word("return 1", 140, 30, 220, 50, 1.0)]
+    assert format_text(words, "code", cw=10.0) == "def f():\n    return 1"
+    # A seam down the right of the page, read as a chain of strokes that touch each other.
+    chain = [Word("1", 900, 0, 908, 40, 0.5), Word("—", 900, 38, 911, 60, 0.4),
+             Word("1.", 899, 58, 910, 96, 0.5)]
+    assert format_text(words[1:] + chain, "code", cw=10.0) == "def f():\n    return 1"
     # A stroke next to other words is text: "x = a - b" keeps its minus.
     words = [Word("x = a", 100, 0, 150, 20, 1.0), Word("-", 160, 0, 170, 20, 1.0),
              Word("b", 180, 0, 190, 20, 1.0)]

@@ -21,8 +21,9 @@ from shredfold.spec import ModelConfig
 # 18: photographs of straight-cut scraps: levelled by printed rules too, each
 # scrap's way up read and kept, the page's box bounded, clusters ordered by page edges;
 # lone strokes out of code; table rules drawn in parts, bold headers. 19: a seam's slide
-# that leaves much of the shorter edge unshared is discounted (seam.UNSHARED_*).
-VERSION = 19
+# that leaves much of the shorter edge unshared is discounted (seam.UNSHARED_*). 20: page
+# edges have a bare margin; chains of seam strokes ("11", "1.") out of code.
+VERSION = 20
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))

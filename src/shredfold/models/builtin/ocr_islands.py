@@ -21,7 +21,8 @@ from shredfold.spec import ModelConfig
 # Bump when an answer changes. 13: Markdown rows grouped by the OCR reader's rule (ocr.rows).
 # 14: lone strokes (seams read as "1", "|") out of code; photographed scraps levelled by
 # their printed rules where the text is far out (the read scale follows the pitch).
-VERSION = 14
+# 15: chains of seam strokes ("11", "1.") out of code too.
+VERSION = 15
 
 
 @adapter("ocr-islands", benchmarks=("shred",))

@@ -8,7 +8,7 @@ import numpy as np
 
 from shredfold.shred.solvers.jigsaw.geometry import rigid
 from shredfold.shred.solvers.jigsaw.level import Levelled
-from shredfold.shred.solvers.jigsaw.photo import page_edges
+from shredfold.shred.solvers.jigsaw.photo import border_edges, page_edges
 from shredfold.shred.solvers.jigsaw.place import place
 from shredfold.shred.solvers.jigsaw.seam import Seam
 from shredfold.shred.solvers.jigsaw.straight import Edge
@@ -51,6 +51,18 @@ def test_a_scraps_way_up_follows_its_pose() -> None:
     lv = square(0, up=2)
     assert lv.way_up(np.eye(3)) == 2 and lv.way_up(rigid(np.pi)) == 0
     assert replace(lv, up=None).way_up(np.eye(3)) is None
+
+
+def test_an_edge_with_text_up_to_it_is_a_cut_not_the_pages() -> None:
+    paper = np.ones((200, 300), np.float32)
+    ink = np.zeros_like(paper)
+    for top in range(20, 180, 30):  # lines of text from a 40 px margin to the right side
+        ink[top : top + 10, 40:300] = 0.5
+    lv = Levelled(0, 0, np.eye(3), paper, ink, [
+        Edge(np.array([0.0, 200.0]), np.array([0.0, 0.0]), 0.1, True, True),  # left: margin
+        Edge(np.array([300.0, 0.0]), np.array([300.0, 200.0]), 0.1, True, True),  # right: text
+    ], 1.0, False)
+    assert [e.p0[0] for e in border_edges(lv, pitch=30.0)] == [0.0]
 
 
 def test_long_edges_square_to_the_lines_may_be_the_pages() -> None:

@@ -60,7 +60,7 @@ class Seam:
     shared: float  # px of edge the two share
 
 
-def _band(ink: np.ndarray, paper: np.ndarray, origin: np.ndarray, u: np.ndarray,
+def ink_beside(ink: np.ndarray, paper: np.ndarray, origin: np.ndarray, u: np.ndarray,
           inward: np.ndarray, lo: float, hi: float, depth: float,
           to_local: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """The ink beside a line, summed over ``depth`` px into the paper, per px of the line
@@ -127,10 +127,10 @@ def match(i: Levelled, j: Levelled, a: int, b: int, pitch: float) -> Seam | None
     else:
         across = -out
         depth = BAND_MIN
-    prof_a, _ = _band(i.ink, i.paper, ea.p0, u, across, 0.0, la, depth)
+    prof_a, _ = ink_beside(i.ink, i.paper, ea.p0, u, across, 0.0, la, depth)
     # b's band, in a's frame (before the slide), mapped back to j's frame to sample.
     to_j = np.linalg.inv(_translate(shift) @ rot)
-    prof_b, _ = _band(j.ink, j.paper, ea.p0, u, -across, b_lo, b_hi, depth, to_j)
+    prof_b, _ = ink_beside(j.ink, j.paper, ea.p0, u, -across, b_lo, b_hi, depth, to_j)
     corr = _correlation(prof_a, prof_b, max(int(need), 8), (FAINT_INK * depth) ** 2)
     # Lag k puts b's sample n (at b_lo' + n) on a's sample n + k: slide s = k - floor(b_lo).
     lags = np.arange(-(len(prof_b) - 1), len(prof_a))

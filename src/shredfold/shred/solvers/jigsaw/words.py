@@ -55,7 +55,15 @@ def char_width(words: Sequence[Word]) -> float | None:
 # a lone stroke-like glyph ("1", "|", "一"). Code has no such token standing by itself (a
 # brace, which does, is not one of them).
 STROKE_GLYPHS = frozenset({"1", "l", "I", "|", "!", "i", "/", "\\", "'", "`", "-", "—", "一", "_", ".", ","})
+# A seam drawn beside a glyph's edge, or two rims side by side, read as a few strokes at
+# once, one of them upright ("11", "1.", "l1"): as lone, as much a stroke.
+UPRIGHT_STROKES = frozenset({"1", "l", "I", "|", "!"})
 ISOLATED_COLUMNS = 2.0  # ... with no other word this many characters either side of it
+
+
+def _stroke_like(text: str) -> bool:
+    return text in STROKE_GLYPHS or (
+        0 < len(text) <= 3 and set(text) <= STROKE_GLYPHS and bool(set(text) & UPRIGHT_STROKES))
 
 
 def without_strokes(words: Sequence[Word], cw: float | None) -> list[Word]:
@@ -70,10 +78,11 @@ def without_strokes(words: Sequence[Word], cw: float | None) -> list[Word]:
     reach = ISOLATED_COLUMNS * cw
 
     def alone(w: Word) -> bool:
-        if w.text.strip() not in STROKE_GLYPHS:
+        if not _stroke_like(w.text.strip()):
             return False
         for o in words:
-            if o is w or o.y1 <= w.y0 or o.y0 >= w.y1:
+            # Strokes beside strokes are one seam read as a chain ("1", "—", "1."), no text.
+            if o is w or o.y1 <= w.y0 or o.y0 >= w.y1 or _stroke_like(o.text.strip()):
                 continue
             if o.x0 - reach <= w.x1 and w.x0 <= o.x1 + reach:
                 return False

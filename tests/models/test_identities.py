@@ -30,7 +30,7 @@ OCR = {
 IDENTITIES = {
     "oracle": {"adapter": "oracle", "version": 1},
     "ocr-islands": {"adapter": "ocr-islands", "version": 15, "ocr": OCR, "images": PIECES},
-    "jigsaw-ocr": {"adapter": "jigsaw-ocr", "version": 20, "ocr": OCR, "images": PIECES},
+    "jigsaw-ocr": {"adapter": "jigsaw-ocr", "version": 21, "ocr": OCR, "images": PIECES},
     "origami-oracle": {"adapter": "origami-oracle", "version": 2},
     "origami-random": {"adapter": "origami-random", "version": 2},
     "origami-search": {"adapter": "origami-search", "version": 3},
@@ -59,11 +59,12 @@ IDENTITIES = {
 # their printed rules too, jigsaw-ocr kept each scrap's way up, and code dropped seams' lone
 # strokes; jigsaw-ocr 19 when a seam's slide leaving much of its shorter edge unshared was
 # discounted; jigsaw-ocr 20 and ocr-islands 15 when chains of seam strokes left code (and
-# jigsaw-ocr's page edges had a bare margin).
+# jigsaw-ocr's page edges had a bare margin); jigsaw-ocr 21 when a nearly blank scrap slid
+# no seam by its text.
 KEYS = {
     "oracle": "3b0ead42888ab46ab45210dccfc87e959b05e68e701a7369fcf626e2fa76acf0",
     "ocr-islands": "e9e3f7e9e5c59ce6f191fb8aa0ea726aa1f1c89af263d372b362e15057f26358",
-    "jigsaw-ocr": "1658bd89bffd280f3f991f2f8cc8a019a5bcfae5d3a20e298d7266ce80f098d0",
+    "jigsaw-ocr": "0c9b170eb8c28ecaaa024b460767b7a208eb39331952bf0ac3dd40f41171df7d",
     "origami-oracle": "9a48eba6abfe42921b8130451aedb9ef30e1e26cf8800725fc45a72786578bb9",
     "origami-random": "5835064fb40072d4f378c185c31714a0f8af8a47e61e953f265f5cd26d99a61d",
     "origami-search": "d9696b3a97bd2190da24b4c05f141eb4c6834ba34c171e32472f1a68ccb92080",

@@ -22,8 +22,9 @@ from shredfold.spec import ModelConfig
 # scrap's way up read and kept, the page's box bounded, clusters ordered by page edges;
 # lone strokes out of code; table rules drawn in parts, bold headers. 19: a seam's slide
 # that leaves much of the shorter edge unshared is discounted (seam.UNSHARED_*). 20: page
-# edges have a bare margin; chains of seam strokes ("11", "1.") out of code.
-VERSION = 20
+# edges have a bare margin; chains of seam strokes ("11", "1.") out of code. 21: a nearly
+# blank scrap slides no seam by its text (seam.blank).
+VERSION = 21
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))

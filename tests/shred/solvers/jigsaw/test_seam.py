@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from shredfold.shred.solvers.jigsaw.level import Levelled
@@ -32,3 +34,19 @@ def test_two_halves_of_one_cut_share_it_whole() -> None:
     # Not half the cut and ten lines off: within the one line a curled corner may leave.
     assert abs(seam.pose[1, 2]) <= PITCH + 1.0
     assert seam.shared >= 400.0 - PITCH - 1.0
+
+
+def test_a_scrap_of_a_speck_or_two_slides_no_seam_by_its_text() -> None:
+    lines = lined(0, Edge(np.array([120.0, 0.0]), np.array([120.0, 400.0]), 0.0, False, False))
+    paper = np.ones((400, 120), np.float32)
+    specks = np.zeros_like(paper)
+    specks[106:114, 2:8] = 0.6  # a glyph's edge by the cut, and one more
+    specks[206:214, 2:8] = 0.6
+    # It shows no lines: levelled either way round (``across``).
+    blank = Levelled(1, 0, np.eye(3), paper, specks,
+                     [Edge(np.array([0.0, 400.0]), np.array([0.0, 0.0]), 0.0, False, False)], 0.0, True)
+    seam = match(lines, blank, 0, 0, PITCH)
+    assert seam is not None and seam.score <= 0.0
+    # The same specks on a scrap whose lines were read do slide it.
+    read = match(lines, replace(blank, across=False), 0, 0, PITCH)
+    assert read is not None and read.score > 0.2

@@ -44,8 +44,8 @@ READ_PITCH = 60.0
 MAX_READ_SCALE = 3.0
 UPRIGHT_MAJORITY = 2.0  # a cluster's way up is its scraps' when this many times outvoting
 # A straight edge of a levelled scrap this nearly along or across its text lines, and at
-# least BORDER_PITCHES line pitches long, may be the page's edge (a cut this square to the
-# page is rare): the reader orders the clusters of a page by the page edges they hold.
+# least BORDER_PITCHES line pitches long, may be the page's edge: the reader orders the
+# clusters of a page by the page edges they hold.
 BORDER_ALIGN_DEG = 1.0
 BORDER_PITCHES = 4.0
 # ... and the paper within a line pitch inside it is bare (the page's margin) along all but

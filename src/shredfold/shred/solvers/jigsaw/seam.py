@@ -3,7 +3,7 @@ other, slid along their common line to where the text runs on across the seam.
 
 Two neighbours of a straight cut share an edge: once both are level, their edges run
 antiparallel (within the levelling's error), and laying one line on the other leaves one
-unknown, the slide along it. Two things fix it:
+unknown, the slide along it. Three things fix it:
 
 * the text: lines of text cross the seam (or strokes do, where the seam runs along a
   line), so the ink along the seam on one side, projected on the seam, repeats the ink on
@@ -37,7 +37,7 @@ FAINT_INK = 0.01  # ink per px of band below which a profile is bare paper
 ALONG_LINES_DEG = 20.0  # a seam within this of the text lines' direction runs along them
 # A scrap that shows no lines and has under this share of its paper inked (the corners
 # of the paper preset's code pages holding a speck or two: 0.0000-0.0010; the least inked
-# such scrap that showed words, a table's corner, 0.0064) slides no seam by its text.
+# other such scrap, a table's, 0.0064) slides no seam by its text.
 BLANK_INK = 0.002
 # Unshared length of the shorter edge (line pitches) a slide may leave free, and how much
 # more costs UNSHARED_WEIGHT in full. Measured on the paper preset's composites (six
@@ -65,8 +65,8 @@ class Seam:
 
 
 def ink_beside(ink: np.ndarray, paper: np.ndarray, origin: np.ndarray, u: np.ndarray,
-          inward: np.ndarray, lo: float, hi: float, depth: float,
-          to_local: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+               inward: np.ndarray, lo: float, hi: float, depth: float,
+               to_local: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """The ink beside a line, summed over ``depth`` px into the paper, per px of the line
     from ``lo`` to ``hi`` (coordinates along ``u`` from ``origin``); also how much paper
     the band held."""
@@ -149,7 +149,7 @@ def match(i: Levelled, j: Levelled, a: int, b: int, pitch: float) -> Seam | None
     # places a line pitch apart. It counts in full from EVIDENCE_PITCHES pitches of seam.
     weight = np.clip(shared / (EVIDENCE_PITCHES * pitch), 0.0, 1.0)
     if blank(i) or blank(j):
-        weight = 0.0 * weight
+        weight = np.zeros_like(weight)
     unshared = np.clip((shorter - shared) / pitch - UNSHARED_FREE, 0.0, UNSHARED_FULL) / UNSHARED_FULL
     score = np.where(ok, corr * weight + END_WEIGHT * ends - UNSHARED_WEIGHT * unshared, -np.inf)
     k = int(np.argmax(score))

@@ -29,8 +29,8 @@ OCR = {
 }
 IDENTITIES = {
     "oracle": {"adapter": "oracle", "version": 1},
-    "ocr-islands": {"adapter": "ocr-islands", "version": 15, "ocr": OCR, "images": PIECES},
-    "jigsaw-ocr": {"adapter": "jigsaw-ocr", "version": 21, "ocr": OCR, "images": PIECES},
+    "ocr-islands": {"adapter": "ocr-islands", "version": 16, "ocr": OCR, "images": PIECES},
+    "jigsaw-ocr": {"adapter": "jigsaw-ocr", "version": 22, "ocr": OCR, "images": PIECES},
     "origami-oracle": {"adapter": "origami-oracle", "version": 2},
     "origami-random": {"adapter": "origami-random", "version": 2},
     "origami-search": {"adapter": "origami-search", "version": 3},
@@ -60,11 +60,13 @@ IDENTITIES = {
 # strokes; jigsaw-ocr 19 when a seam's slide leaving much of its shorter edge unshared was
 # discounted; jigsaw-ocr 20 and ocr-islands 15 when chains of seam strokes left code (and
 # jigsaw-ocr's page edges had a bare margin); jigsaw-ocr 21 when a nearly blank scrap slid
-# no seam by its text.
+# no seam by its text; jigsaw-ocr 22 and ocr-islands 16 when a table's grid units off the
+# drawn scraps stayed cells of their own (and jigsaw-ocr's seams through bare paper slid by
+# the ink a few lines deeper).
 KEYS = {
     "oracle": "3b0ead42888ab46ab45210dccfc87e959b05e68e701a7369fcf626e2fa76acf0",
-    "ocr-islands": "e9e3f7e9e5c59ce6f191fb8aa0ea726aa1f1c89af263d372b362e15057f26358",
-    "jigsaw-ocr": "0c9b170eb8c28ecaaa024b460767b7a208eb39331952bf0ac3dd40f41171df7d",
+    "ocr-islands": "e20283e501dedff5b509ddd512d3fb27978105078771139c4f02a0ac389d097e",
+    "jigsaw-ocr": "63da51f54695cd730037cca398866f3ebe2a440fb147a14f24c85195630bbb84",
     "origami-oracle": "9a48eba6abfe42921b8130451aedb9ef30e1e26cf8800725fc45a72786578bb9",
     "origami-random": "5835064fb40072d4f378c185c31714a0f8af8a47e61e953f265f5cd26d99a61d",
     "origami-search": "d9696b3a97bd2190da24b4c05f141eb4c6834ba34c171e32472f1a68ccb92080",

@@ -23,8 +23,10 @@ from shredfold.spec import ModelConfig
 # lone strokes out of code; table rules drawn in parts, bold headers. 19: a seam's slide
 # that leaves much of the shorter edge unshared is discounted (seam.UNSHARED_*). 20: page
 # edges have a bare margin; chains of seam strokes ("11", "1.") out of code. 21: a nearly
-# blank scrap slides no seam by its text (seam.blank).
-VERSION = 21
+# blank scrap slides no seam by its text (seam.blank). 22: a seam through bare paper slides
+# by the ink a few lines deeper (seam.DEEP_*); a table's grid units off the drawn scraps stay
+# cells of their own (table.UNIT_PAPER).
+VERSION = 22
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))

@@ -21,8 +21,9 @@ from shredfold.spec import ModelConfig
 # Bump when an answer changes. 13: Markdown rows grouped by the OCR reader's rule (ocr.rows).
 # 14: lone strokes (seams read as "1", "|") out of code; photographed scraps levelled by
 # their printed rules where the text is far out (the read scale follows the pitch).
-# 15: chains of seam strokes ("11", "1.") out of code too.
-VERSION = 15
+# 15: chains of seam strokes ("11", "1.") out of code too. 16: a table's grid units off the
+# scrap stay cells of their own (table.UNIT_PAPER).
+VERSION = 16
 
 
 @adapter("ocr-islands", benchmarks=("shred",))

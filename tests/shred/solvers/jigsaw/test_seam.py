@@ -50,3 +50,38 @@ def test_a_scrap_of_a_speck_or_two_slides_no_seam_by_its_text() -> None:
     # The same specks on a scrap whose lines were read do slide it.
     read = match(lines, replace(blank, across=False), 0, 0, PITCH)
     assert read is not None and read.score > 0.2
+
+
+def table_rows(height: int) -> tuple[Levelled, Levelled]:
+    """Two scraps of a table cut down the middle, ``height`` px tall: text in the cells
+    either side, bare paper for 1.5 line pitches on both sides of the cut. Rows are filled
+    irregularly, so only one slide fits them."""
+    rows = [0, 1, 3, 4, 5, 8, 9, 11, 14, 15, 16]
+    paper = np.ones((height, 120), np.float32)
+    ink_left, ink_right = np.zeros_like(paper), np.zeros_like(paper)
+    for r in rows:
+        top = 10 + int(r * PITCH)
+        ink_left[top : top + 8, 5:90] = 0.6
+        ink_right[top : top + 8, 30:115] = 0.6
+    edge_left = Edge(np.array([120.0, 0.0]), np.array([120.0, float(height)]), 0.0, False, False)
+    edge_right = Edge(np.array([0.0, float(height)]), np.array([0.0, 0.0]), 0.0, False, False)
+    left = Levelled(0, 0, np.eye(3), paper, ink_left, [edge_left], 1.0, False)
+    right = Levelled(1, 0, np.eye(3), paper, ink_right, [edge_right], 1.0, False)
+    return left, right
+
+
+def test_a_cut_through_bare_paper_slides_by_the_rows_beside_it() -> None:
+    seam = match(*table_rows(400), 0, 0, PITCH)
+    assert seam is not None
+    assert abs(seam.pose[1, 2]) <= 1.0
+    assert seam.score > 0.4
+
+
+def test_rows_beside_a_short_cut_say_less_than_beside_a_long_one() -> None:
+    # Rows repeat more than the strokes at a seam do: four pitches of them are half the
+    # evidence that sixteen are.
+    long = match(*table_rows(400), 0, 0, PITCH)
+    short = match(*table_rows(int(4 * PITCH)), 0, 0, PITCH)
+    assert long is not None and short is not None
+    assert abs(short.pose[1, 2]) <= 1.0
+    assert 0.0 < short.score <= 0.55 * long.score

@@ -213,3 +213,21 @@ def test_a_bold_header_without_a_wash_is_the_header() -> None:
     out = table_html(plain, words)
     assert out.index("<thead>") < out.index("Region") < out.index("</thead>")
     assert "<th>Q1</th>" in out and "<td>North</td>" in out
+
+
+def test_a_part_of_the_table_off_the_drawn_scraps_leaves_the_cells_on_them_apart() -> None:
+    # A cluster that holds part of a page: below a slanting cut the drawing is white. No
+    # rule can show there, and the units off the paper must not merge the cells they
+    # border into one (a paper-style table's largest scrap, N = 8, read as one cell).
+    rgb, words = _page_and_words()
+    h, w = rgb.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    off = yy / h + xx / w > 1.45  # the lower right corner, beyond a slanting cut
+    rgb = rgb.copy()
+    rgb[off] = 255
+    seen = [wd for wd in words if not off[int((wd.y0 + wd.y1) / 2), int((wd.x0 + wd.x1) / 2)]]
+    out = table_html(rgb, seen)
+    # Each unit off the paper is an empty cell of its own; "355" keeps its own cell.
+    assert "<tr><td>Central</td><td>Bicycles</td><td>355</td><td></td></tr>" in out
+    assert "<tr><td>South</td><td>Accessories</td><td></td><td></td></tr>" in out
+    assert "<tr><td>North</td><td>Bicycles</td><td>412</td><td>538</td></tr>" in out

@@ -45,6 +45,11 @@ RIDGE_SIDE = 3
 # also stand out from the paper beside them, cover far less of a run).
 RIDGE_SHARE = 0.6
 PAPER_MAX = 252  # grey: brighter is the white a cluster is drawn on, not paper
+# A grid unit with less paper than this share of it lies off the drawn scraps (a part of the
+# page not assembled, or beside a cut): no rule can be seen there, and taken as a cell it
+# merged with its neighbours (a paper-style table's largest scrap, N = 8, read as one cell
+# spanning eight rows and four columns). It is written as an empty cell of its own.
+UNIT_PAPER = 0.5
 
 
 def _positions(profile: np.ndarray, min_count: float) -> list[int]:
@@ -131,10 +136,25 @@ def grid(rgb: np.ndarray) -> tuple[list[int], list[int], np.ndarray, np.ndarray]
     return ys, xs, horiz.astype(bool), vert.astype(bool)
 
 
-def _cells(ys: list[int], xs: list[int], horiz: np.ndarray, vert: np.ndarray
-           ) -> list[tuple[int, int, int, int]]:
-    """(row, col, rowspan, colspan) of every merged cell, in row-major order."""
+def _present(gray: np.ndarray, ys: list[int], xs: list[int]) -> np.ndarray:
+    """Which grid units (rows x columns) lie on the drawn paper (:data:`UNIT_PAPER`); all
+    of them where none seems to (a page as white as what it is drawn on)."""
+    paper = gray <= PAPER_MAX
+    out = np.zeros((len(ys) - 1, len(xs) - 1), bool)
+    for r in range(len(ys) - 1):
+        for c in range(len(xs) - 1):
+            unit = paper[ys[r] : ys[r + 1], xs[c] : xs[c + 1]]
+            out[r, c] = unit.size > 0 and float(unit.mean()) >= UNIT_PAPER
+    return out if out.any() else np.ones_like(out)
+
+
+def _cells(ys: list[int], xs: list[int], horiz: np.ndarray, vert: np.ndarray,
+           present: np.ndarray | None = None) -> list[tuple[int, int, int, int]]:
+    """(row, col, rowspan, colspan) of every merged cell, in row-major order. Units not
+    ``present`` stay cells of their own."""
     nr, nc = len(ys) - 1, len(xs) - 1
+    if present is None:
+        present = np.ones((nr, nc), bool)
     parent = list(range(nr * nc))
 
     def find(a: int) -> int:
@@ -147,12 +167,14 @@ def _cells(ys: list[int], xs: list[int], horiz: np.ndarray, vert: np.ndarray
         for c in range(nc):
             top, bottom = ys[r] + RULE_SLACK, ys[r + 1] - RULE_SLACK
             left, right = xs[c] + RULE_SLACK, xs[c + 1] - RULE_SLACK
+            if not present[r, c]:
+                continue
             x, y = xs[c + 1] if c + 1 < nc else 0, ys[r + 1] if r + 1 < nr else 0
-            if c + 1 < nc and not _ruled(vert, x - RULE_SLACK, x + RULE_SLACK + 1, top, bottom,
-                                         across=True):
+            if c + 1 < nc and present[r, c + 1] and not _ruled(
+                    vert, x - RULE_SLACK, x + RULE_SLACK + 1, top, bottom, across=True):
                 parent[find(r * nc + c)] = find(r * nc + c + 1)
-            if r + 1 < nr and not _ruled(horiz, left, right, y - RULE_SLACK, y + RULE_SLACK + 1,
-                                         across=False):
+            if r + 1 < nr and present[r + 1, c] and not _ruled(
+                    horiz, left, right, y - RULE_SLACK, y + RULE_SLACK + 1, across=False):
                 parent[find(r * nc + c)] = find((r + 1) * nc + c)
     # A cell is a rectangle: a missing rule can join units in an L, whose bounding box
     # overlaps a neighbour (two cells then claim the same text). Grow every group to its
@@ -261,7 +283,7 @@ def table_html(rgb: np.ndarray, words: Sequence[Word]) -> str:
             cells.append(" ".join(cur))
             body.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
         return "<table>\n" + "\n".join(body) + "\n</table>" if body else format_text(words, "prose")
-    cells = _cells(ys, xs, horiz, vert)
+    cells = _cells(ys, xs, horiz, vert, _present(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY), ys, xs))
     texts: dict[tuple[int, int], list[Word]] = {}
     for w in (part for word in words for part in _split_at_rules(word, xs, vert)):
         cx, cy = (w.x0 + w.x1) / 2, (w.y0 + w.y1) / 2

@@ -218,7 +218,7 @@ def test_a_bold_header_without_a_wash_is_the_header() -> None:
 def test_a_part_of_the_table_off_the_drawn_scraps_leaves_the_cells_on_them_apart() -> None:
     # A cluster that holds part of a page: below a slanting cut the drawing is white. No
     # rule can show there, and the units off the paper must not merge the cells they
-    # border into one (a paper-style table's largest scrap, N = 8, read as one cell).
+    # border into one (the largest part of a paper-style table read as one cell).
     rgb, words = _page_and_words()
     h, w = rgb.shape[:2]
     yy, xx = np.mgrid[0:h, 0:w]

@@ -47,7 +47,7 @@ RIDGE_SHARE = 0.6
 PAPER_MAX = 252  # grey: brighter is the white a cluster is drawn on, not paper
 # A grid unit with less paper than this share of it lies off the drawn scraps (a part of the
 # page not assembled, or beside a cut): no rule can be seen there, and taken as a cell it
-# merged with its neighbours (a paper-style table's largest scrap, N = 8, read as one cell
+# merged with its neighbours (the largest part of a paper-style table read as one cell
 # spanning eight rows and four columns). It is written as an empty cell of its own.
 UNIT_PAPER = 0.5
 
@@ -149,12 +149,10 @@ def _present(gray: np.ndarray, ys: list[int], xs: list[int]) -> np.ndarray:
 
 
 def _cells(ys: list[int], xs: list[int], horiz: np.ndarray, vert: np.ndarray,
-           present: np.ndarray | None = None) -> list[tuple[int, int, int, int]]:
+           present: np.ndarray) -> list[tuple[int, int, int, int]]:
     """(row, col, rowspan, colspan) of every merged cell, in row-major order. Units not
     ``present`` stay cells of their own."""
     nr, nc = len(ys) - 1, len(xs) - 1
-    if present is None:
-        present = np.ones((nr, nc), bool)
     parent = list(range(nr * nc))
 
     def find(a: int) -> int:

@@ -85,3 +85,36 @@ def test_rows_beside_a_short_cut_say_less_than_beside_a_long_one() -> None:
     assert long is not None and short is not None
     assert abs(short.pose[1, 2]) <= 1.0
     assert 0.0 < short.score <= 0.55 * long.score
+
+
+def bare_pair(turn_deg: float) -> tuple[Levelled, Levelled]:
+    """Two scraps meeting along a 100 px cut through bare paper, both ends corners, the
+    second's edge lying ``turn_deg`` from antiparallel to the first's."""
+    paper = np.ones((100, 120), np.float32)
+    left = Levelled(0, 0, np.eye(3), paper, np.zeros_like(paper),
+                    [Edge(np.array([120.0, 0.0]), np.array([120.0, 100.0]), 0.0, True, True)], 1.0, False)
+    t = np.deg2rad(turn_deg)
+    half = 50.0 * np.array([np.sin(t), np.cos(t)])  # from the middle towards p0 (down)
+    mid = np.array([0.0, 50.0])
+    edge = Edge(mid + half, mid - half, 0.0, True, True)
+    right = Levelled(1, 0, np.eye(3), paper, np.zeros_like(paper), [edge], 1.0, False)
+    return left, right
+
+
+def test_a_cut_fitted_by_its_corners_alone_must_lie_straight() -> None:
+    # Nothing but the corners fits it: within a degree it is one cut (two scraps levelled
+    # by their lines lie that close), two degrees out two short edges of a length met.
+    straight = match(*bare_pair(0.5), 0, 0, PITCH)
+    assert straight is not None and straight.text == 0.0
+    assert straight.score > 0.3 and abs(straight.pose[1, 2]) <= 1.0
+    assert match(*bare_pair(2.0), 0, 0, PITCH) is None
+
+
+def test_a_cut_the_text_fits_may_lie_a_little_further_out() -> None:
+    # The same two degrees out, with lines crossing the cut: the text fits it.
+    left, right = bare_pair(2.0)
+    for lv in (left, right):
+        for top in range(6, 100, int(PITCH)):
+            lv.ink[top : top + 8] = 0.6
+    seam = match(left, right, 0, 0, PITCH)
+    assert seam is not None and seam.text > 0.5

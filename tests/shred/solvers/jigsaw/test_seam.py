@@ -118,3 +118,36 @@ def test_a_cut_the_text_fits_may_lie_a_little_further_out() -> None:
             lv.ink[top : top + 8] = 0.6
     seam = match(left, right, 0, 0, PITCH)
     assert seam is not None and seam.text > 0.5
+
+
+def cut_across(tilt_deg: float, drop: int = 37) -> tuple[Levelled, Levelled]:
+    """A page of lines of words of many lengths cut along a line ``tilt_deg`` off the text
+    lines; the part below the cut lies in a frame ``drop`` px lower than the part above."""
+    h, w = 360, 400
+    rng = np.random.default_rng(3)
+    ink = np.zeros((h, w), np.float32)
+    for top in range(6, h, int(PITCH)):
+        x = int(rng.integers(0, 30))
+        while x < w:
+            word = int(rng.integers(8, 40))
+            ink[top : top + 9, x : x + word] = 0.6
+            x += word + int(rng.integers(6, 16))
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    slope, y0 = np.tan(np.deg2rad(tilt_deg)), 150.0
+    above = ((yy + 0.5) < y0 + slope * (xx + 0.5)).astype(np.float32)
+    top_part = Levelled(0, 0, np.eye(3), above, ink * above,
+                        [Edge(np.array([w, y0 + slope * w]), np.array([0.0, y0]), 0.0, False, False)],
+                        1.0, False)
+    paper, lower_ink = np.zeros_like(ink), np.zeros_like(ink)
+    paper[drop:] = (1.0 - above)[: h - drop]
+    lower_ink[drop:] = (ink * (1.0 - above))[: h - drop]
+    edge = Edge(np.array([0.0, y0 + drop]), np.array([w, y0 + slope * w + drop]), 0.0, False, False)
+    return top_part, Levelled(1, 0, np.eye(3), paper, lower_ink, [edge], 1.0, False)
+
+
+def test_a_cut_17_degrees_off_the_lines_is_slid_by_the_lines_it_crosses() -> None:
+    # It crosses a line every three or four pitches: sampled square to the cut, each
+    # crossing shows shifted by the band's slant (the slide came out 12 px along).
+    seam = match(*cut_across(17.0), 0, 0, PITCH)
+    assert seam is not None
+    assert np.allclose(seam.pose[:2, 2], [0.0, -37.0], atol=1.0), seam.pose

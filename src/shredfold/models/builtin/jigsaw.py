@@ -26,7 +26,7 @@ from shredfold.spec import ModelConfig
 # blank scrap slides no seam by its text (seam.blank). 22: a seam through bare paper slides
 # by the ink a few lines deeper (seam.DEEP_*); a table's grid units off the drawn scraps stay
 # cells of their own (table.UNIT_PAPER).
-VERSION = 24
+VERSION = 25
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))
@@ -43,7 +43,7 @@ class JigsawOcr(AdapterBase):
     def complete(self, request: Request) -> Response:
         from shredfold.models.builtin.request_images import request_scraps
         from shredfold.shred.ocr import reader as ocr
-        from shredfold.shred.ocr.orient import level_confidence, quarter_turn
+        from shredfold.shred.ocr.orient import level_confidence, quarter_turn, whole_confidence
         from shredfold.shred.solvers.jigsaw.photo import STRAIGHT_SHARE, solve_photo, straight_share
         from shredfold.shred.solvers.jigsaw.read import read
         from shredfold.shred.solvers.jigsaw.segment import enlarged
@@ -59,7 +59,7 @@ class JigsawOcr(AdapterBase):
             raise ModelCallError("jigsaw-ocr: no scraps found in the request's images")
         reader, code_reader = ocr.read_lines, None
         if all(s is not None for s in source) and straight_share(images) >= STRAIGHT_SHARE:
-            solution = solve_photo(images, level_confidence)
+            solution = solve_photo(images, level_confidence, whole_confidence)
             # Serif prose of a photograph reads best in grey (see read_lines); monospace
             # code binarized: in grey, its lone "}" reads as "了", "0" as "θ", ")" as "）".
             reader, code_reader = partial(ocr.read_lines, binarize=False), ocr.read_lines

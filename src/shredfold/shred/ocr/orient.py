@@ -130,6 +130,13 @@ def level_confidence(rgb: np.ndarray) -> tuple[float, float]:
     return reader.half_turn_scores(Image.fromarray(probe(rgb)))
 
 
+def whole_confidence(rgb: np.ndarray) -> tuple[float, float]:
+    """How confidently all of ``rgb`` reads, as it is and turned a half turn (two full
+    readings: the cost :func:`level_confidence` saves, paid where its patch showed too
+    little)."""
+    return _confidence(rgb), _confidence(np.ascontiguousarray(np.rot90(rgb, 2)))
+
+
 def _most_confident_reading(rgb: np.ndarray) -> int:
     scores = [_confidence(probe(np.ascontiguousarray(np.rot90(rgb, k)))) for k in range(4)]
     k = int(np.argmax(scores))

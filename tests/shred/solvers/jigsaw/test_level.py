@@ -130,6 +130,65 @@ def test_a_column_of_figures_levelled_on_its_side_is_settled_by_reading_it() -> 
     assert np.allclose(up.pose, turn_from_level(lv, 1) @ lv.pose)
 
 
+def test_a_column_of_short_figures_the_patch_cannot_read_is_settled_by_reading_it_whole() -> None:
+    # Two-digit figures a row apart: levelled on its side by its one column, and turned a
+    # quarter each figure is a box about as tall as it is wide, which the quick look at
+    # the inkiest patch does not read. Read whole, each figure is a line of its own.
+    from PIL import Image, ImageDraw, ImageFont
+
+    from shredfold.shred.fonts import DEJAVU_DIR
+    from shredfold.shred.ocr import reader
+    from shredfold.shred.ocr.orient import level_confidence, whole_confidence
+    from shredfold.shred.solvers.jigsaw.level import drawing, settled
+
+    figures = ["72", "75", "77", "79", "81", "82", "84"]
+    font = ImageFont.truetype(str(DEJAVU_DIR / "DejaVuSerif.ttf"), 26)
+    im = Image.new("RGB", (140, 40 + 56 * len(figures)), PAPER)
+    draw = ImageDraw.Draw(im)
+    for r, text in enumerate(figures):
+        draw.text((45, 20 + 56 * r), text, font=font, fill=(17, 17, 17))
+    lv = level(scrap(np.asarray(im), 8.0), 0)
+
+    def read(levelled: Levelled) -> str:
+        return " ".join(ln.text for ln in reader.read_lines(Image.fromarray(drawing(levelled, 2.0))))
+
+    patch_only = settled(lv, level_confidence, 2.0)
+    assert patch_only.up is None
+    assert sum(f in read(patch_only) for f in figures) <= 1  # still on its side
+    whole = settled(lv, level_confidence, 2.0, whole_confidence)
+    assert whole.quarter == 0 and not whole.across
+    got = read(whole) + " | " + read(whole.turned(2))
+    assert sum(f in got for f in figures) >= 5, got
+
+
+@pytest.mark.parametrize(("along", "side", "turned", "up"), [
+    ((0.5, 0.2), (17.0, 11.0), True, None),  # a quarter clearly, which way up not
+    ((0.5, 0.2), (2.0, 16.0), True, 2),
+    ((30.0, 3.0), (1.0, 0.0), False, 0),
+    ((3.0, 1.0), (0.0, 0.0), False, None),  # too little read: left as it was
+    ((9.0, 2.0), (6.0, 1.0), False, None),  # no turn clearly better: left as it was
+])
+def test_a_whole_reading_settles_a_scrap_only_where_one_turn_clearly_wins(
+        prose: Levelled, along: tuple[float, float], side: tuple[float, float], turned: bool,
+        up: int | None) -> None:
+    from shredfold.shred.solvers.jigsaw.level import read_whole
+
+    open_ = Levelled(prose.index, 0, prose.pose, prose.paper, prose.ink, prose.edges,
+                     prose.strength, True)
+    shapes: list[tuple[int, ...]] = []
+
+    def whole(rgb: np.ndarray) -> tuple[float, float]:
+        shapes.append(rgb.shape[:2])
+        return along if len(shapes) == 1 else side
+
+    got = read_whole(open_, whole)
+    assert shapes[1] == shapes[0][::-1]  # the second reading is of the drawing turned a quarter
+    settled_ = turned or along[0] == 30.0
+    assert got.up == up
+    assert got.across is not settled_
+    assert np.allclose(got.pose, (turn_from_level(open_, 1) if turned else np.eye(3)) @ open_.pose)
+
+
 @pytest.mark.parametrize(("halves", "up"), [((12.0, 1.0), 0), ((1.0, 12.0), 2), ((6.0, 4.0), None),
                                              ((3.0, 0.0), None)])
 def test_a_clear_reading_says_which_way_up_the_scrap_is(prose: Levelled, halves: tuple[float, float],

@@ -60,6 +60,12 @@ SETTLE_EVIDENCE = 1.5
 # the other 33 (a corner of a table, a few CJK characters) left open.
 UP_SHARE = 2.0
 UP_EVIDENCE = 4.0
+# A scrap whose way up its inkiest patch left open is read whole (:func:`read_whole`); a
+# turn read at least this confidently (about four characters) and SETTLE_SHARE times the
+# other settles it. Measured on the paper preset's composites (six domains, N = 8 to 16,
+# 54 composites): 43 scraps the patch left open were settled; on the 18 of one document
+# per domain, the 5 levelled on their side all turned level, and 22 of 22 ups read right.
+WHOLE_EVIDENCE = 4.0
 
 # How confidently the text of an RGB drawing reads with its lines running across it, as
 # it is and turned a half turn (0, 0: nothing read). See :func:`settled`.
@@ -226,7 +232,8 @@ def drawing(lv: Levelled, scale: float = 1.0) -> np.ndarray:
     return np.dstack([grey] * 3)
 
 
-def settled(lv: Levelled, confidence: Confidence, scale: float = 1.0) -> Levelled:
+def settled(lv: Levelled, confidence: Confidence, scale: float = 1.0,
+            whole: Confidence | None = None) -> Levelled:
     """The scrap with its quarter turn, and which way up it is, settled by reading it,
     where the reading is clear.
 
@@ -241,7 +248,40 @@ def settled(lv: Levelled, confidence: Confidence, scale: float = 1.0) -> Levelle
     unclear reading leaves it as it was. The winning reading's two halves (as it is,
     upside down) then say which way up it is (``up``), where one clearly wins
     (:data:`UP_SHARE`): a join may then not turn it upside down against its neighbour.
+
+    With ``whole`` (a recogniser's reading of a whole drawing), a scrap whose way up the
+    patch left open is read whole (:func:`read_whole`).
     """
+    out = _settled_by_patch(lv, confidence, scale)
+    if out.up is None and whole is not None:
+        out = read_whole(out, whole, scale)
+    return out
+
+
+def read_whole(lv: Levelled, whole: Confidence, scale: float = 1.0) -> Levelled:
+    """The scrap's quarter turn and way up settled by reading all of its drawing, as it is
+    and turned a quarter (each both ways up), where one clearly wins (:data:`SETTLE_SHARE`,
+    :data:`WHOLE_EVIDENCE`); else the scrap as it was.
+
+    The patch read first is the inkiest band of lines. A scrap of a table holding one
+    column of two-digit figures, levelled on its side, shows that column as one line of
+    figures standing on their sides, read as next to nothing either way; turned a quarter,
+    each figure is a box about as tall as it is wide, which the patch's quick look does not
+    read. Read whole, each figure is a line of its own (a paper-style table, N = 16: 17
+    turned a quarter, 5 as levelled)."""
+    rgb = drawing(lv, scale)
+    along = whole(rgb)
+    side = whole(np.ascontiguousarray(np.rot90(rgb)))
+    if max(side) >= WHOLE_EVIDENCE and max(side) >= SETTLE_SHARE * max(along):
+        turned = lv.turned(1)
+        return Levelled(lv.index, 0, turned.pose, turned.paper, turned.ink, turned.edges,
+                        lv.strength, False, _up(side))
+    if max(along) >= WHOLE_EVIDENCE and max(along) >= SETTLE_SHARE * max(side):
+        return replace(lv, across=False, up=_up(along))
+    return lv
+
+
+def _settled_by_patch(lv: Levelled, confidence: Confidence, scale: float) -> Levelled:
     rgb = drawing(lv, scale)
     along = confidence(rgb)
     if max(along) >= SURE_READING:

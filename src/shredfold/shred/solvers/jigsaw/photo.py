@@ -135,16 +135,18 @@ def upright_turn(members: Sequence[Levelled], poses: Sequence[np.ndarray]) -> in
     return best
 
 
-def solve_photo(scraps: Sequence[np.ndarray], confidence: Confidence | None = None) -> Solution:
+def solve_photo(scraps: Sequence[np.ndarray], confidence: Confidence | None = None,
+                whole: Confidence | None = None) -> Solution:
     """Clusters of the scraps (RGBA, cut out of one photograph) from their text lines and
     straight edges; each cluster's poses take its scraps' pixels to a frame in which its
     text runs level, upright or upside down (the reader settles which). With
     ``confidence`` (a recogniser's), each scrap's quarter turn is first settled by reading
-    it (:func:`shredfold.shred.solvers.jigsaw.level.settled`)."""
+    it (:func:`shredfold.shred.solvers.jigsaw.level.settled`; with ``whole``, a scrap its
+    inkiest patch left open is read whole)."""
     flat = [level(rgba, k) for k, rgba in enumerate(scraps)]
     pitch = line_pitch([lv.ink for lv in flat]) or DEFAULT_PITCH
     if confidence is not None:
-        flat = [settled(lv, confidence, _read_scale(pitch)) for lv in flat]
+        flat = [settled(lv, confidence, _read_scale(pitch), whole) for lv in flat]
         # Scraps levelled on their side showed their columns as lines.
         pitch = line_pitch([lv.ink for lv in flat]) or DEFAULT_PITCH
     placed = place(flat, all_seams(flat, pitch))

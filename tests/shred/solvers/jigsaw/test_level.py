@@ -99,27 +99,39 @@ def test_rigid_turns_match_quarter_turns() -> None:
     assert np.allclose(rigid(0.0)[:2, :2], np.eye(2))
 
 
-def test_a_column_of_figures_levelled_on_its_side_is_settled_by_reading_it() -> None:
-    # A scrap of a table holding one column of figures: its column is peakier than any
-    # of its short rows, so the ink alone levels it on its side.
+def column_of_figures(figures: list[str], size: int, width: int, left: int, top: int,
+                      step: int) -> Levelled:
+    """A scrap of a table holding one column of ``figures`` (DejaVu Serif, ``size`` px,
+    ``step`` px apart), turned 8 degrees and levelled: its column is peakier than any of
+    its short rows, so the ink alone levels it on its side."""
     from PIL import Image, ImageDraw, ImageFont
 
     from shredfold.shred.fonts import DEJAVU_DIR
-    from shredfold.shred.ocr import reader
-    from shredfold.shred.ocr.orient import level_confidence
-    from shredfold.shred.solvers.jigsaw.level import drawing, settled
 
-    figures = ["78.2", "76.6", "76.7", "75.3", "73.4", "72.2"]
-    font = ImageFont.truetype(str(DEJAVU_DIR / "DejaVuSerif.ttf"), 22)
-    im = Image.new("RGB", (150, 360), PAPER)
+    font = ImageFont.truetype(str(DEJAVU_DIR / "DejaVuSerif.ttf"), size)
+    im = Image.new("RGB", (width, 2 * top + step * len(figures)), PAPER)
     draw = ImageDraw.Draw(im)
     for r, text in enumerate(figures):
-        draw.text((40, 30 + 52 * r), text, font=font, fill=(17, 17, 17))
-    lv = level(scrap(np.asarray(im), 8.0), 0)
+        draw.text((left, top + step * r), text, font=font, fill=(17, 17, 17))
+    return level(scrap(np.asarray(im), 8.0), 0)
 
-    def read(levelled: Levelled) -> str:
-        return " ".join(ln.text for ln in reader.read_lines(Image.fromarray(drawing(levelled, 2.0))))
 
+def read(levelled: Levelled) -> str:
+    """What the recogniser reads on the scrap's drawing, twice its size."""
+    from PIL import Image
+
+    from shredfold.shred.ocr import reader
+    from shredfold.shred.solvers.jigsaw.level import drawing
+
+    return " ".join(ln.text for ln in reader.read_lines(Image.fromarray(drawing(levelled, 2.0))))
+
+
+def test_a_column_of_figures_levelled_on_its_side_is_settled_by_reading_it() -> None:
+    from shredfold.shred.ocr.orient import level_confidence
+    from shredfold.shred.solvers.jigsaw.level import settled
+
+    figures = ["78.2", "76.6", "76.7", "75.3", "73.4", "72.2"]
+    lv = column_of_figures(figures, 22, 150, 40, 30, 52)
     assert not any(f in read(lv) for f in figures)  # on its side: read as nothing
     up = settled(lv, level_confidence, 2.0)
     assert up.quarter == 0 and not up.across
@@ -134,24 +146,11 @@ def test_a_column_of_short_figures_the_patch_cannot_read_is_settled_by_reading_i
     # Two-digit figures a row apart: levelled on its side by its one column, and turned a
     # quarter each figure is a box about as tall as it is wide, which the quick look at
     # the inkiest patch does not read. Read whole, each figure is a line of its own.
-    from PIL import Image, ImageDraw, ImageFont
-
-    from shredfold.shred.fonts import DEJAVU_DIR
-    from shredfold.shred.ocr import reader
     from shredfold.shred.ocr.orient import level_confidence, whole_confidence
-    from shredfold.shred.solvers.jigsaw.level import drawing, settled
+    from shredfold.shred.solvers.jigsaw.level import settled
 
     figures = ["72", "75", "77", "79", "81", "82", "84"]
-    font = ImageFont.truetype(str(DEJAVU_DIR / "DejaVuSerif.ttf"), 26)
-    im = Image.new("RGB", (140, 40 + 56 * len(figures)), PAPER)
-    draw = ImageDraw.Draw(im)
-    for r, text in enumerate(figures):
-        draw.text((45, 20 + 56 * r), text, font=font, fill=(17, 17, 17))
-    lv = level(scrap(np.asarray(im), 8.0), 0)
-
-    def read(levelled: Levelled) -> str:
-        return " ".join(ln.text for ln in reader.read_lines(Image.fromarray(drawing(levelled, 2.0))))
-
+    lv = column_of_figures(figures, 26, 140, 45, 20, 56)
     patch_only = settled(lv, level_confidence, 2.0)
     assert patch_only.up is None
     assert sum(f in read(patch_only) for f in figures) <= 1  # still on its side

@@ -26,7 +26,7 @@ from shredfold.spec import ModelConfig
 # blank scrap slides no seam by its text (seam.blank). 22: a seam through bare paper slides
 # by the ink a few lines deeper (seam.DEEP_*); a table's grid units off the drawn scraps stay
 # cells of their own (table.UNIT_PAPER).
-VERSION = 25
+VERSION = 26
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))

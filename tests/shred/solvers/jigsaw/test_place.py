@@ -75,3 +75,13 @@ def test_long_edges_square_to_the_lines_may_be_the_pages() -> None:
     sides = page_edges(lv, pitch=30.0)
     assert [s.border for s in sides] == [True, True]
     assert np.allclose(sides[0].points, [[0.0, 0.0], [200.0, 1.0]])
+
+
+def test_scraps_lying_a_tenth_on_each_other_are_joined_a_seventh_not() -> None:
+    # A curled rim, or a neighbour joined a few px off, lays a merge's scraps a little on
+    # each other: a tenth of the smaller one's core is let through, a seventh is not.
+    near = place([square(0), square(1)], [seam(25.0)])
+    assert near.clusters() == [[0, 1]] and not near.rejected
+    far = place([square(0), square(1)], [seam(24.0)])
+    assert far.clusters() == [[0], [1]]
+    assert [why for _, why in far.rejected] == ["overlap 0.143"]

@@ -25,7 +25,11 @@ from shredfold.spec import ModelConfig
 # edges have a bare margin; chains of seam strokes ("11", "1.") out of code. 21: a nearly
 # blank scrap slides no seam by its text (seam.blank). 22: a seam through bare paper slides
 # by the ink a few lines deeper (seam.DEEP_*); a table's grid units off the drawn scraps stay
-# cells of their own (table.UNIT_PAPER).
+# cells of their own (table.UNIT_PAPER). 23: a seam fitted by its corners alone lies within
+# 1.2 degrees of straight (seam.BARE_TURN_DEG). 24: a seam 15-20 degrees off the lines is
+# sampled along them (seam.ALONG_LINES_DEG). 25: a scrap the inkiest patch leaves open is
+# read whole (level.read_whole). 26: a merge may lay 0.12 of a scrap on another
+# (place.OVERLAP_SHARE).
 VERSION = 26
 
 

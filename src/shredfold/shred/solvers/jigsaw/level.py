@@ -270,15 +270,7 @@ def read_whole(lv: Levelled, whole: Confidence, scale: float = 1.0) -> Levelled:
     read. Read whole, each figure is a line of its own (a paper-style table, N = 16: 17
     turned a quarter, 5 as levelled)."""
     rgb = drawing(lv, scale)
-    along = whole(rgb)
-    side = whole(np.ascontiguousarray(np.rot90(rgb)))
-    if max(side) >= WHOLE_EVIDENCE and max(side) >= SETTLE_SHARE * max(along):
-        turned = lv.turned(1)
-        return Levelled(lv.index, 0, turned.pose, turned.paper, turned.ink, turned.edges,
-                        lv.strength, False, _up(side))
-    if max(along) >= WHOLE_EVIDENCE and max(along) >= SETTLE_SHARE * max(side):
-        return replace(lv, across=False, up=_up(along))
-    return lv
+    return _settled_by(lv, whole(rgb), whole(np.ascontiguousarray(np.rot90(rgb))), WHOLE_EVIDENCE)
 
 
 def _settled_by_patch(lv: Levelled, confidence: Confidence, scale: float) -> Levelled:
@@ -286,12 +278,19 @@ def _settled_by_patch(lv: Levelled, confidence: Confidence, scale: float) -> Lev
     along = confidence(rgb)
     if max(along) >= SURE_READING:
         return replace(lv, across=False, up=_up(along))
-    up = confidence(np.ascontiguousarray(np.rot90(rgb)))
-    if max(up) >= SETTLE_EVIDENCE and max(up) >= SETTLE_SHARE * max(along):
+    return _settled_by(lv, along, confidence(np.ascontiguousarray(np.rot90(rgb))), SETTLE_EVIDENCE)
+
+
+def _settled_by(lv: Levelled, along: tuple[float, float], side: tuple[float, float],
+                evidence: float) -> Levelled:
+    """The scrap settled by two readings of its drawing, as levelled and turned a quarter
+    (each as it is and upside down): the one read at least ``evidence`` and SETTLE_SHARE
+    times the other wins; else the scrap as it was."""
+    if max(side) >= evidence and max(side) >= SETTLE_SHARE * max(along):
         turned = lv.turned(1)
         return Levelled(lv.index, 0, turned.pose, turned.paper, turned.ink, turned.edges,
-                        lv.strength, False, _up(up))
-    if max(along) >= SETTLE_EVIDENCE and max(along) >= SETTLE_SHARE * max(up):
+                        lv.strength, False, _up(side))
+    if max(along) >= evidence and max(along) >= SETTLE_SHARE * max(side):
         return replace(lv, across=False, up=_up(along))
     return lv
 

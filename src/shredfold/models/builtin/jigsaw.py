@@ -29,8 +29,9 @@ from shredfold.spec import ModelConfig
 # 1.2 degrees of straight (seam.BARE_TURN_DEG). 24: a seam 15-20 degrees off the lines is
 # sampled along them (seam.ALONG_LINES_DEG). 25: a scrap the inkiest patch leaves open is
 # read whole (level.read_whole). 26: a merge may lay 0.12 of a scrap on another
-# (place.OVERLAP_SHARE).
-VERSION = 26
+# (place.OVERLAP_SHARE). 27: each merge made is tried struck off, and the placement with
+# the most support in all kept (place.REPAIR_ROUNDS).
+VERSION = 27
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))

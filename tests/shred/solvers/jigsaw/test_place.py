@@ -85,3 +85,29 @@ def test_scraps_lying_a_tenth_on_each_other_are_joined_a_seventh_not() -> None:
     far = place([square(0), square(1)], [seam(24.0)])
     assert far.clusters() == [[0], [1]]
     assert [why for _, why in far.rejected] == ["overlap 0.143"]
+
+
+def join(i: int, j: int, dx: float, score: float) -> Seam:
+    """Scrap ``j`` put ``dx`` px right of scrap ``i``."""
+    pose = np.eye(3)
+    pose[0, 2] = dx
+    return Seam(i, j, 0, 0, 0, pose, score, score, 40.0)
+
+
+def test_a_strong_wrong_join_blocking_two_true_ones_is_struck_off() -> None:
+    # The page: 0, 2, 1 side by side. A table's rows repeat: one seam puts 1 next to 0,
+    # where 2 belongs, more strongly than either true seam, and then both are refused.
+    seams = [join(0, 1, 40.0, 0.5), join(0, 2, 40.0, 0.35), join(2, 1, 40.0, 0.3)]
+    placed = place([square(0), square(1), square(2)], seams)
+    assert placed.clusters() == [[0, 1, 2]]
+    assert [(s.i, s.j) for s in placed.joins] == [(0, 2), (2, 1)]
+    assert placed.support == [0.35, 0.3]
+    assert np.allclose(np.linalg.inv(placed.poses[0]) @ placed.poses[1] @ [0, 0, 1], [80, 0, 1])
+
+
+def test_a_strong_join_is_kept_where_striking_it_gains_less() -> None:
+    # The same, but the true seams together hold less than the wrong one: kept.
+    seams = [join(0, 1, 40.0, 0.7), join(0, 2, 40.0, 0.35), join(2, 1, 40.0, 0.3)]
+    placed = place([square(0), square(1), square(2)], seams)
+    assert [(s.i, s.j) for s in placed.joins] == [(0, 1)]
+    assert placed.clusters() == [[0, 1], [2]]

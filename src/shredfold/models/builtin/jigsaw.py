@@ -30,8 +30,10 @@ from shredfold.spec import ModelConfig
 # sampled along them (seam.ALONG_LINES_DEG). 25: a scrap the inkiest patch leaves open is
 # read whole (level.read_whole). 26: a merge may lay 0.12 of a scrap on another
 # (place.OVERLAP_SHARE). 27: each merge made is tried struck off, and the placement with
-# the most support in all kept (place.REPAIR_ROUNDS).
-VERSION = 27
+# the most support in all kept (place.REPAIR_ROUNDS). 28: a table whose grid collapses into
+# one cell is read by its text rows (table.COLLAPSED_SHARE); a sliver the bound taken from
+# touching scraps left out is a scrap (segment._held_back).
+VERSION = 28
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))

@@ -22,8 +22,10 @@ from shredfold.spec import ModelConfig
 # 14: lone strokes (seams read as "1", "|") out of code; photographed scraps levelled by
 # their printed rules where the text is far out (the read scale follows the pitch).
 # 15: chains of seam strokes ("11", "1.") out of code too. 16: a table's grid units off the
-# scrap stay cells of their own (table.UNIT_PAPER).
-VERSION = 16
+# scrap stay cells of their own (table.UNIT_PAPER). 17: a table whose grid collapses into one
+# cell is read by its text rows (table.COLLAPSED_SHARE); a sliver the bound taken from touching
+# scraps left out is a scrap (segment._held_back).
+VERSION = 17
 
 
 @adapter("ocr-islands", benchmarks=("shred",))

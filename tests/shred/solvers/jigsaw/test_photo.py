@@ -45,22 +45,18 @@ def test_curled_scraps_on_grey_are_cut_out_bulges_and_all(latin: Page) -> None:
     assert min(iou for _, iou in found) >= 0.95, found
 
 
-@pytest.mark.parametrize(("table", "ink"), [
-    (150, 95),  # dark type on a mid-grey table
-    # Small grey type (code on its tinted block, photographed and reduced) on a darker
-    # grey: lighter than the photo-wide ink level, dark only against its own paper.
-    (90, 180),
-])
-def test_two_scraps_whose_curled_rims_touch_are_told_apart(table: int, ink: int) -> None:
+def touching_scraps(table: int, ink: int, *extra: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Two scraps with grey "text" on a grey table, the left one's curled corner reaching
+    over to the right one (a narrow neck of paper), and ``extra`` scraps (polygons): the
+    photograph and each scrap's mask."""
     rgb = np.full((400, 700, 3), table, np.uint8)
     left = np.array([[40, 60], [330, 90], [300, 330], [60, 300]], np.int32)
     right = np.array([[360, 40], [660, 70], [640, 340], [380, 310]], np.int32)
     truth = []
-    for poly in (left, right):
+    for poly in (left, right, *extra):
         m = np.zeros(rgb.shape[:2], np.uint8)
         cv2.fillPoly(m, [poly], 1)
         truth.append(m.astype(bool))
-    # The left scrap's curled corner reaches over to the right one: a narrow neck of paper.
     cv2.fillPoly(truth[0].view(np.uint8), [np.array([[320, 150], [368, 160], [368, 176], [318, 172]],
                                                      np.int32)], 1)
     for m in truth:
@@ -72,12 +68,34 @@ def test_two_scraps_whose_curled_rims_touch_are_told_apart(table: int, ink: int)
             row[xs.max() - 25 :] = False
             rgb[y : y + 6][:, row] = ink
     noise = np.random.default_rng(0).normal(0, 2.0, rgb.shape)  # a photograph's grain
-    segs = segment(np.clip(rgb + noise, 0, 255).astype(np.uint8))
-    assert len(segs) == 2
+    return np.clip(rgb + noise, 0, 255).astype(np.uint8), truth
+
+
+def assert_found(segs: list[Segment], truth: list[np.ndarray]) -> None:
+    assert len(segs) == len(truth)
     for s, m in zip(sorted(segs, key=lambda s: s.box[0]), truth, strict=True):
         x0, y0, x1, y1 = s.box
         inter = int((m[y0:y1, x0:x1] & s.mask).sum())
         assert inter / (int(m.sum()) + s.area - inter) >= 0.95
+
+
+@pytest.mark.parametrize(("table", "ink"), [
+    (150, 95),  # dark type on a mid-grey table
+    # Small grey type (code on its tinted block, photographed and reduced) on a darker
+    # grey: lighter than the photo-wide ink level, dark only against its own paper.
+    (90, 180),
+])
+def test_two_scraps_whose_curled_rims_touch_are_told_apart(table: int, ink: int) -> None:
+    rgb, truth = touching_scraps(table, ink)
+    assert_found(segment(rgb), truth)
+
+
+def test_a_sliver_beside_two_touching_scraps_is_a_scrap() -> None:
+    # 2,100 px: 3 % of the larger scrap, but under 2 % of the region the two touching
+    # scraps make before they are told apart.
+    sliver = np.array([[450, 355], [550, 355], [450, 395]], np.int32)
+    rgb, truth = touching_scraps(150, 95, sliver)
+    assert_found(segment(rgb), truth)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 5])

@@ -231,3 +231,17 @@ def test_a_part_of_the_table_off_the_drawn_scraps_leaves_the_cells_on_them_apart
     assert "<tr><td>Central</td><td>Bicycles</td><td>355</td><td></td></tr>" in out
     assert "<tr><td>South</td><td>Accessories</td><td></td><td></td></tr>" in out
     assert "<tr><td>North</td><td>Bicycles</td><td>412</td><td>538</td></tr>" in out
+
+
+def test_a_table_whose_grid_collapses_to_one_cell_is_read_by_its_rows() -> None:
+    # A part laid 30 px off draws each column rule as two pieces too far apart to be one:
+    # the boundaries between them read unruled, and merged units grew to their boxes until
+    # one cell held the whole table. Read by its text rows instead, every row keeps its text.
+    rgb, words = _page_and_words()
+    shifted, moved = _shifted_below(rgb, words, rgb.shape[0] // 2, 30)
+    out = table_html(shifted, moved)
+    assert "rowspan" not in out and "colspan" not in out
+    rows = [r for r in out.splitlines() if r.startswith("<tr>")]
+    assert "<tr><td>North Bicycles 412 538</td></tr>" in rows
+    assert rows[-1] == "<tr><td>South Accessories not reported</td></tr>"
+    assert len(rows) == 8

@@ -50,6 +50,14 @@ PAPER_MAX = 252  # grey: brighter is the white a cluster is drawn on, not paper
 # merged with its neighbours (the largest part of a paper-style table read as one cell
 # spanning eight rows and four columns). It is written as an empty cell of its own.
 UNIT_PAPER = 0.5
+# No table merges most of its grid into one cell: where the cells found do (of a grid of at
+# least COLLAPSED_UNITS units), the rules were not followed, and the table is read by its
+# text rows instead. A paper-style table, N = 8, laid together with one part 22 px off
+# drew its column rules as pairs of pieces 45 px apart; the boundaries between them read
+# unruled, merged units grew to their boxes, and the whole table came out as one cell
+# spanning 17 rows and 13 columns (raw NED 0.682; read by its rows, 0.196).
+COLLAPSED_UNITS = 9
+COLLAPSED_SHARE = 0.5
 
 
 def _positions(profile: np.ndarray, min_count: float) -> list[int]:
@@ -266,22 +274,29 @@ def _split_at_rules(w: Word, xs: list[int], vert: np.ndarray) -> list[Word]:
     return [p for p in pieces if p.text]
 
 
+def _rows_html(words: Sequence[Word]) -> str:
+    """A table read without its rules: one row per text line, cells at wide gaps."""
+    body = []
+    for row in group_rows(words):
+        cells, cur = [], [row[0].text]
+        for prev, w in zip(row, row[1:], strict=False):
+            if w.x0 - prev.x1 > max(prev.height, w.height):
+                cells.append(" ".join(cur))
+                cur = []
+            cur.append(w.text)
+        cells.append(" ".join(cur))
+        body.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+    return "<table>\n" + "\n".join(body) + "\n</table>" if body else format_text(words, "prose")
+
+
 def table_html(rgb: np.ndarray, words: Sequence[Word]) -> str:
     ys, xs, horiz, vert = grid(rgb)
     if len(ys) < 2 or len(xs) < 2:
-        # No ruling found (a partial page): one row per text line, cells at wide gaps.
-        body = []
-        for row in group_rows(words):
-            cells, cur = [], [row[0].text]
-            for prev, w in zip(row, row[1:], strict=False):
-                if w.x0 - prev.x1 > max(prev.height, w.height):
-                    cells.append(" ".join(cur))
-                    cur = []
-                cur.append(w.text)
-            cells.append(" ".join(cur))
-            body.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
-        return "<table>\n" + "\n".join(body) + "\n</table>" if body else format_text(words, "prose")
+        return _rows_html(words)  # no ruling found (a partial page)
     cells = _cells(ys, xs, horiz, vert, _present(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY), ys, xs))
+    units = (len(ys) - 1) * (len(xs) - 1)
+    if units >= COLLAPSED_UNITS and max(rs * cs for _, _, rs, cs in cells) > COLLAPSED_SHARE * units:
+        return _rows_html(words)
     texts: dict[tuple[int, int], list[Word]] = {}
     for w in (part for word in words for part in _split_at_rules(word, xs, vert)):
         cx, cy = (w.x0 + w.x1) / 2, (w.y0 + w.y1) / 2

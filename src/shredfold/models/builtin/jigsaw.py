@@ -32,8 +32,9 @@ from shredfold.spec import ModelConfig
 # (place.OVERLAP_SHARE). 27: each merge made is tried struck off, and the placement with
 # the most support in all kept (place.REPAIR_ROUNDS). 28: a table whose grid collapses into
 # one cell is read by its text rows (table.COLLAPSED_SHARE); a sliver the bound taken from
-# touching scraps left out is a scrap (segment._held_back).
-VERSION = 28
+# touching scraps left out is a scrap (segment._held_back). 29: a part of a page that is not
+# program text is never fenced (markdown.pages_markdown).
+VERSION = 29
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))

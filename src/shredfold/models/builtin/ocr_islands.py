@@ -24,8 +24,9 @@ from shredfold.spec import ModelConfig
 # 15: chains of seam strokes ("11", "1.") out of code too. 16: a table's grid units off the
 # scrap stay cells of their own (table.UNIT_PAPER). 17: a table whose grid collapses into one
 # cell is read by its text rows (table.COLLAPSED_SHARE); a sliver the bound taken from touching
-# scraps left out is a scrap (segment._held_back).
-VERSION = 17
+# scraps left out is a scrap (segment._held_back). 18: a part of a page that is not program
+# text is never fenced (markdown.pages_markdown).
+VERSION = 18
 
 
 @adapter("ocr-islands", benchmarks=("shred",))

@@ -116,6 +116,18 @@ def test_prose_read_in_parts_is_the_parts_blocks_in_order() -> None:
     assert "```" not in out and out.index("# Harbour Ferry Returns") > 0
 
 
+def test_a_part_that_looks_like_code_beside_prose_is_not_fenced() -> None:
+    # A corner of a page read on its own ("109", "0", "(sn") looks like code; fenced, it
+    # would be all of the answer that is scored.
+    pg = page(LATIN)
+    corner = code_words(["109", "0", "(sn"])
+    assert looks_like_code(corner) and not looks_like_code([*pg.words, *corner])
+    out = pages_markdown([(pg.rgb, pg.words), (pg.rgb, corner)])
+    assert "```" not in out
+    assert out.startswith(page_markdown(pg.rgb, pg.words) + "\n\n")
+    assert out.split()[-2:] == ["109", "(sn"]  # a lone mark on its own line is a speck
+
+
 def test_indents_a_column_off_a_step_are_put_on_it() -> None:
     drifted = "class A:\n    def f(self):\n         return 1\n   def g(self):\n        pass"
     assert snap_indents(drifted) == (

@@ -124,7 +124,10 @@ def pages_markdown(parts: Sequence[tuple[np.ndarray, Sequence[Word]]]) -> str:
 
     Program text is one fenced block however many parts it was read in: an answer's
     longest fenced block is what is scored (``prompts.shred.read_answer``), so a fence per
-    part would leave all parts but one out of the score."""
+    part would leave all parts but one out of the score. For the same reason a part of a
+    page that is not program text is never fenced, however much it looks like code on its
+    own (a few figures and brackets of a table's corner, "109", "0", "(sn": fenced, it was
+    all of a table's answer that was scored, raw NED 0.99)."""
     every = [w for _, words in parts for w in words]
     if looks_like_code(every):
         cw = char_width(every)  # one type size: a short part is indented by the others' too
@@ -132,7 +135,7 @@ def pages_markdown(parts: Sequence[tuple[np.ndarray, Sequence[Word]]]) -> str:
         # Full-width forms the recogniser gives for ASCII marks ("）", "；"): code is ASCII.
         body = unicodedata.normalize("NFKC", "\n".join(b for b in bodies if b))
         return f"```\n{body}\n```" if body else ""
-    return "\n\n".join(t for t in (page_markdown(rgb, words) for rgb, words in parts) if t)
+    return "\n\n".join(t for t in (page_markdown(rgb, words, fence=False) for rgb, words in parts) if t)
 
 
 def snap_indents(code: str, step: int = INDENT_STEP) -> str:
@@ -159,14 +162,15 @@ def snap_indents(code: str, step: int = INDENT_STEP) -> str:
     return "\n".join(out)
 
 
-def page_markdown(rgb: np.ndarray, words: Sequence[Word]) -> str:
-    """The Markdown of one upright page (or part of one): a table, code or prose."""
+def page_markdown(rgb: np.ndarray, words: Sequence[Word], fence: bool = True) -> str:
+    """The Markdown of one upright page (or part of one): a table, code (without
+    ``fence``, written as prose) or prose."""
     from shredfold.shred.solvers.jigsaw.table import grid, table_html
 
     ys, xs, _, _ = grid(rgb)
     if len(ys) >= 3 and len(xs) >= 3:
         return table_html(rgb, words)
-    if looks_like_code(words):
+    if fence and looks_like_code(words):
         body = snap_indents(format_text(words, "code"))
         return f"```\n{body}\n```" if body else ""
     return prose_markdown(words, rgb)

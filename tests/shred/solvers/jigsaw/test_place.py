@@ -21,11 +21,16 @@ def square(index: int, up: int | None = None) -> Levelled:
     return Levelled(index, 0, np.eye(3), paper, np.zeros_like(paper), [], 1.0, False, up)
 
 
-def seam(dx: float, turn: int = 0) -> Seam:
-    """Scrap 1 put ``dx`` px right of scrap 0 (``turn`` quarter turns round first)."""
+def join(i: int, j: int, dx: float, score: float = 1.0, turn: int = 0) -> Seam:
+    """Scrap ``j`` put ``dx`` px right of scrap ``i`` (``turn`` quarter turns round first)."""
     pose = np.eye(3)
     pose[0, 2] = dx
-    return Seam(0, 1, turn, 0, 0, pose, 1.0, 1.0, 40.0)
+    return Seam(i, j, turn, 0, 0, pose, score, score, 40.0)
+
+
+def seam(dx: float, turn: int = 0) -> Seam:
+    """Scrap 1 put ``dx`` px right of scrap 0 (``turn`` quarter turns round first)."""
+    return join(0, 1, dx, turn=turn)
 
 
 def test_scraps_side_by_side_are_joined() -> None:
@@ -85,13 +90,6 @@ def test_scraps_lying_a_tenth_on_each_other_are_joined_a_seventh_not() -> None:
     far = place([square(0), square(1)], [seam(24.0)])
     assert far.clusters() == [[0], [1]]
     assert [why for _, why in far.rejected] == ["overlap 0.143"]
-
-
-def join(i: int, j: int, dx: float, score: float) -> Seam:
-    """Scrap ``j`` put ``dx`` px right of scrap ``i``."""
-    pose = np.eye(3)
-    pose[0, 2] = dx
-    return Seam(i, j, 0, 0, 0, pose, score, score, 40.0)
 
 
 def test_a_strong_wrong_join_blocking_two_true_ones_is_struck_off() -> None:

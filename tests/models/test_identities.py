@@ -29,8 +29,8 @@ OCR = {
 }
 IDENTITIES = {
     "oracle": {"adapter": "oracle", "version": 1},
-    "ocr-islands": {"adapter": "ocr-islands", "version": 18, "ocr": OCR, "images": PIECES},
-    "jigsaw-ocr": {"adapter": "jigsaw-ocr", "version": 29, "ocr": OCR, "images": PIECES},
+    "ocr-islands": {"adapter": "ocr-islands", "version": 19, "ocr": OCR, "images": PIECES},
+    "jigsaw-ocr": {"adapter": "jigsaw-ocr", "version": 30, "ocr": OCR, "images": PIECES},
     "origami-oracle": {"adapter": "origami-oracle", "version": 2},
     "origami-random": {"adapter": "origami-random", "version": 2},
     "origami-search": {"adapter": "origami-search", "version": 3},
@@ -69,11 +69,12 @@ IDENTITIES = {
 # jigsaw-ocr 27 when each merge made was tried struck off, the placement with the most support
 # kept; jigsaw-ocr 28 and ocr-islands 17 when a table whose grid collapsed into one cell was
 # read by its text rows, and a sliver beside touching scraps was segmented; jigsaw-ocr 29 and
-# ocr-islands 18 when a part of a page that is not program text was no longer fenced.
+# ocr-islands 18 when a part of a page that is not program text was no longer fenced;
+# jigsaw-ocr 30 and ocr-islands 19 when a table read in parts led with its largest ruled part.
 KEYS = {
     "oracle": "3b0ead42888ab46ab45210dccfc87e959b05e68e701a7369fcf626e2fa76acf0",
-    "ocr-islands": "6b1197ee5e166eb51d33bcd6c73e33bbb43b1e599e90e404bd4e22c4e1b13be7",
-    "jigsaw-ocr": "2ce4e92e263621097a26788e2a7176a89f89d98fabf6d50ffa067103e32a329e",
+    "ocr-islands": "160b89069d3feac06f88eb224d457ee2f814b1c9f2e6c10f89334c728b945f1c",
+    "jigsaw-ocr": "940ebea023d0efc30c2f61e3c8503d68c93c6de99ed8c003d83a6e1aee270dc1",
     "origami-oracle": "9a48eba6abfe42921b8130451aedb9ef30e1e26cf8800725fc45a72786578bb9",
     "origami-random": "5835064fb40072d4f378c185c31714a0f8af8a47e61e953f265f5cd26d99a61d",
     "origami-search": "d9696b3a97bd2190da24b4c05f141eb4c6834ba34c171e32472f1a68ccb92080",

@@ -33,8 +33,9 @@ from shredfold.spec import ModelConfig
 # the most support in all kept (place.REPAIR_ROUNDS). 28: a table whose grid collapses into
 # one cell is read by its text rows (table.COLLAPSED_SHARE); a sliver the bound taken from
 # touching scraps left out is a scrap (segment._held_back). 29: a part of a page that is not
-# program text is never fenced (markdown.pages_markdown).
-VERSION = 29
+# program text is never fenced (markdown.pages_markdown). 30: a table read in parts leads
+# with its largest ruled part (markdown.pages_markdown).
+VERSION = 30
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))

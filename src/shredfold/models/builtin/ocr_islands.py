@@ -25,8 +25,9 @@ from shredfold.spec import ModelConfig
 # scrap stay cells of their own (table.UNIT_PAPER). 17: a table whose grid collapses into one
 # cell is read by its text rows (table.COLLAPSED_SHARE); a sliver the bound taken from touching
 # scraps left out is a scrap (segment._held_back). 18: a part of a page that is not program
-# text is never fenced (markdown.pages_markdown).
-VERSION = 18
+# text is never fenced (markdown.pages_markdown). 19: a table read in parts leads with its
+# largest ruled part (markdown.pages_markdown).
+VERSION = 19
 
 
 @adapter("ocr-islands", benchmarks=("shred",))

@@ -143,7 +143,8 @@ def test_prose_is_not_taken_for_code() -> None:
     assert not looks_like_code(page(CJK, cjk=True).words)
 
 
-def test_a_ruled_grid_is_a_table_written_as_html() -> None:
+def ruled_grid() -> tuple[np.ndarray, list[Word]]:
+    """A drawn 3 x 2 grid of rules and its six cells' words."""
     rgb = np.full((260, 620, 3), 250, np.uint8)
     ys, xs = [20, 90, 160, 230], [20, 300, 600]
     for y in ys:
@@ -153,6 +154,33 @@ def test_a_ruled_grid_is_a_table_written_as_html() -> None:
     words = [Word(t, x + 20, y + 20, x + 120, y + 48, 1.0)
              for t, (x, y) in zip(["Station", "Platform", "Harbour", "2", "Airport", "3"],
                                   [(xs[c], ys[r]) for r in range(3) for c in range(2)], strict=True)]
+    return rgb, words
+
+
+def test_a_ruled_grid_is_a_table_written_as_html() -> None:
+    rgb, words = ruled_grid()
     html = page_markdown(rgb, words)
     assert html.startswith("<table>") and html.endswith("</table>")
     assert "<td>Harbour</td><td>2</td>" in html and "<td>Airport</td><td>3</td>" in html
+
+
+def test_a_table_read_in_parts_leads_with_its_largest_ruled_part() -> None:
+    # Only an answer's first table is scored: a corner of the grid given first, or a column
+    # of names cut off it, must not stand in for the part that holds most of the table.
+    rgb, words = ruled_grid()
+    corner = np.full((200, 330, 3), 250, np.uint8)
+    for y in (10, 90, 170):
+        corner[y : y + 2, 10:322] = 60
+    for x in (10, 160, 320):
+        corner[10:172, x : x + 2] = 60
+    figures = [Word("57", 30, 20, 70, 48, 1.0)]
+    names = np.full((200, 300, 3), 250, np.uint8)
+    column = [Word(t, 20, 20 + 60 * k, 200, 48 + 60 * k, 1.0)
+              for k, t in enumerate(["Riverton Rovers", "Port Ellis United", "Causeway Town"])]
+    parts = [(names, column), (corner, figures), (rgb, words)]
+    out = pages_markdown(parts)
+    assert out.startswith(page_markdown(rgb, words) + "\n\n")
+    # The others follow in the order given, each as it reads.
+    rest = out.split("\n\n", 1)[1]
+    assert rest == page_markdown(names, column) + "\n\n" + page_markdown(corner, figures)
+    assert rest.startswith("Riverton Rovers") and rest.endswith("</table>")

@@ -144,6 +144,12 @@ def grid(rgb: np.ndarray) -> tuple[list[int], list[int], np.ndarray, np.ndarray]
     return ys, xs, horiz.astype(bool), vert.astype(bool)
 
 
+def is_ruled_table(rgb: np.ndarray) -> bool:
+    """Whether the drawing shows a ruled grid (three rules or more each way): a table."""
+    ys, xs, _, _ = grid(rgb)
+    return len(ys) >= 3 and len(xs) >= 3
+
+
 def _present(gray: np.ndarray, ys: list[int], xs: list[int]) -> np.ndarray:
     """Which grid units (rows x columns) lie on the drawn paper (:data:`UNIT_PAPER`); all
     of them where none seems to (a page as white as what it is drawn on)."""

@@ -145,7 +145,7 @@ def pages_markdown(parts: Sequence[tuple[np.ndarray, Sequence[Word]]]) -> str:
         # the first part given, a paper-style table, N = 12, was scored on a corner of four
         # figures (raw NED 0.772; 0.365 led by its largest part). Written as one table
         # instead, rows of parts whose place is not known fell among the rows of the
-        # largest part (raw NED up by up to 0.1 on the tables that came apart).
+        # largest part (raw NED up by as much as 0.11 on tables that came apart).
         lead = max(ruled, key=lambda k: sum(len(w.text) for w in parts[k][1]))
         order = [lead, *(k for k in range(len(parts)) if k != lead)]
     else:
@@ -185,7 +185,9 @@ def page_markdown(rgb: np.ndarray, words: Sequence[Word], fence: bool = True,
     already known."""
     from shredfold.shred.solvers.jigsaw.table import is_ruled_table, table_html
 
-    if is_ruled_table(rgb) if table is None else table:
+    if table is None:
+        table = is_ruled_table(rgb)
+    if table:
         return table_html(rgb, words)
     if fence and looks_like_code(words):
         body = snap_indents(format_text(words, "code"))

@@ -30,7 +30,7 @@ OCR = {
 IDENTITIES = {
     "oracle": {"adapter": "oracle", "version": 1},
     "ocr-islands": {"adapter": "ocr-islands", "version": 19, "ocr": OCR, "images": PIECES},
-    "jigsaw-ocr": {"adapter": "jigsaw-ocr", "version": 30, "ocr": OCR, "images": PIECES},
+    "jigsaw-ocr": {"adapter": "jigsaw-ocr", "version": 31, "ocr": OCR, "images": PIECES},
     "origami-oracle": {"adapter": "origami-oracle", "version": 2},
     "origami-random": {"adapter": "origami-random", "version": 2},
     "origami-search": {"adapter": "origami-search", "version": 3},
@@ -70,11 +70,12 @@ IDENTITIES = {
 # kept; jigsaw-ocr 28 and ocr-islands 17 when a table whose grid collapsed into one cell was
 # read by its text rows, and a sliver beside touching scraps was segmented; jigsaw-ocr 29 and
 # ocr-islands 18 when a part of a page that is not program text was no longer fenced;
-# jigsaw-ocr 30 and ocr-islands 19 when a table read in parts led with its largest ruled part.
+# jigsaw-ocr 30 and ocr-islands 19 when a table read in parts led with its largest ruled part;
+# jigsaw-ocr 31 when a seam was slid by where a table's column rules cross it.
 KEYS = {
     "oracle": "3b0ead42888ab46ab45210dccfc87e959b05e68e701a7369fcf626e2fa76acf0",
     "ocr-islands": "160b89069d3feac06f88eb224d457ee2f814b1c9f2e6c10f89334c728b945f1c",
-    "jigsaw-ocr": "940ebea023d0efc30c2f61e3c8503d68c93c6de99ed8c003d83a6e1aee270dc1",
+    "jigsaw-ocr": "f5e913c5f7bbeb5eea8f16f6f33caa2b8fc96ec961dd15cfca3f93e01bd0c8d4",
     "origami-oracle": "9a48eba6abfe42921b8130451aedb9ef30e1e26cf8800725fc45a72786578bb9",
     "origami-random": "5835064fb40072d4f378c185c31714a0f8af8a47e61e953f265f5cd26d99a61d",
     "origami-search": "d9696b3a97bd2190da24b4c05f141eb4c6834ba34c171e32472f1a68ccb92080",

@@ -34,8 +34,9 @@ from shredfold.spec import ModelConfig
 # one cell is read by its text rows (table.COLLAPSED_SHARE); a sliver the bound taken from
 # touching scraps left out is a scrap (segment._held_back). 29: a part of a page that is not
 # program text is never fenced (markdown.pages_markdown). 30: a table read in parts leads
-# with its largest ruled part (markdown.pages_markdown).
-VERSION = 30
+# with its largest ruled part (markdown.pages_markdown). 31: a seam is slid by where a
+# table's column rules cross it (crossings.rule_support, seam.RULE_WEIGHT).
+VERSION = 31
 
 
 @adapter("jigsaw-ocr", benchmarks=("shred",))

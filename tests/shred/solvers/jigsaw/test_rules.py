@@ -1,4 +1,5 @@
-"""A scrap's faint printed rules level it where its few words cannot."""
+"""A scrap's faint printed rules level it where its few words cannot, and its column rules
+are found for the seams to follow."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from test_level import scrap
 from shredfold.shred.solvers.jigsaw.contour import PAPER_LEVEL
 from shredfold.shred.solvers.jigsaw.ink import line_angle
 from shredfold.shred.solvers.jigsaw.level import level
-from shredfold.shred.solvers.jigsaw.rules import rule_angle
+from shredfold.shred.solvers.jigsaw.rules import column_rules, rule_angle
 
 RULE = (236, 234, 230)  # a 1 px #999 border, as faint as it comes out on the authors' photographs
 
@@ -62,3 +63,32 @@ def test_a_scrap_of_few_words_is_levelled_by_its_rules() -> None:
     # turn more: which way the lines run is settled later, by reading).
     turn = float(np.degrees(np.arctan2(lv.pose[1, 0], lv.pose[0, 0])))
     assert abs((turn - 9.0 + 45.0) % 90.0 - 45.0) < 0.3, turn
+
+
+def test_column_rules_are_the_long_faint_rules_square_to_the_lines() -> None:
+    rgb = corner_of_a_table()
+    paper = np.ones(rgb.shape[:2], np.float32)
+    found = column_rules(rgb, paper)
+    assert sorted(round((x0 + x1) / 2) for x0, _, x1, _ in found) == [30, 220, 400]
+    for x0, y0, x1, y1 in found:
+        assert abs(x1 - x0) < 0.5  # fitted straight
+        assert y0 < 20 and y1 > 280  # the rule's whole run, a few px inside the paper
+    # Words are no rules, nor is the paper's own edge.
+    assert len(column_rules(corner_of_a_table(rules=False), paper)) == 0
+    # Where the paper stops, so do the rules: only what lies well inside it is found.
+    half = paper.copy()
+    half[:, 200:] = 0.0
+    xs = [round((x0 + x1) / 2) for x0, _, x1, _ in column_rules(rgb, half)]
+    assert xs == [30]
+
+
+def test_a_levelled_scrap_carries_its_rules_round_with_it() -> None:
+    lv = level(scrap(corner_of_a_table(), 9.0), 0)
+    assert len(lv.rules) == 3
+    turned = lv.turned(1)
+    for (x0, y0, x1, y1), (u0, v0, u1, v1) in zip(lv.rules, turned.rules, strict=True):
+        # A quarter turn (np.rot90, counter-clockwise) lays a rule square to the lines
+        # along them: x becomes y.
+        assert abs((x1 - x0) - (v0 - v1)) < 1e-6 and abs((y1 - y0) - (u1 - u0)) < 1e-6
+        h, w = lv.shape
+        assert min(u0, u1) >= 0 and max(u0, u1) <= h and min(v0, v1) >= 0 and max(v0, v1) <= w

@@ -13,7 +13,7 @@ across as well as along (the columns of a table, a few large letters of a headin
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -21,7 +21,7 @@ import numpy as np
 from shredfold.shred.solvers.jigsaw.contour import PAPER_LEVEL, paper_outline
 from shredfold.shred.solvers.jigsaw.geometry import angle_of, rigid, wrap_deg
 from shredfold.shred.solvers.jigsaw.ink import line_angle
-from shredfold.shred.solvers.jigsaw.rules import rule_angle
+from shredfold.shred.solvers.jigsaw.rules import column_rules, rule_angle
 from shredfold.shred.solvers.jigsaw.straight import Edge, straight_edges
 
 BACKGROUND = 41  # px window of the local paper brightness estimate (flat field)
@@ -86,6 +86,9 @@ class Levelled:
     strength: float  # how clearly the scrap shows text lines (ink.LineAngle.strength)
     across: bool  # its ink lines up across the levelled lines nearly as well
     up: int | None = None  # quarter turns (0 or 2) that put this frame upright, if read
+    # (k, 4) x0, y0, x1, y1 in this frame: the rules printed across its text lines, as
+    # levelled (:func:`.rules.column_rules`; a quarter turn on lays them along its rows)
+    rules: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))
 
     def way_up(self, pose: np.ndarray) -> int | None:
         """Quarter turns (as np.rot90) that put upright the frame ``pose`` takes this
@@ -107,8 +110,15 @@ class Levelled:
                            np.ascontiguousarray(np.rot90(out.paper)),
                            np.ascontiguousarray(np.rot90(out.ink)),
                            [e.moved(turn) for e in out.edges], out.strength, out.across,
-                           None if out.up is None else (out.up - 1) % 4)
+                           None if out.up is None else (out.up - 1) % 4,
+                           _moved_segments(turn, out.rules))
         return out
+
+
+def _moved_segments(pose: np.ndarray, segments: np.ndarray) -> np.ndarray:
+    """Segments (k, 4: x0, y0, x1, y1) mapped by a 3x3 pose."""
+    ends = segments.reshape(-1, 2) @ pose[:2, :2].T + pose[:2, 2]
+    return ends.reshape(-1, 4)
 
 
 def quarter_turn(shape: tuple[int, int]) -> np.ndarray:
@@ -220,7 +230,7 @@ def level(rgba: np.ndarray, index: int) -> Levelled:
     inner = cv2.erode((paper > 0.5).astype(np.uint8), np.ones((2 * RIM + 1, 2 * RIM + 1), np.uint8))
     ink = ink_darkness(rgb, paper) * inner
     return Levelled(index, 0, pose, paper, ink, edges, angle.strength,
-                    _lines_up_across(ink))
+                    _lines_up_across(ink), rules=column_rules(rgb, paper))
 
 
 def drawing(lv: Levelled, scale: float = 1.0) -> np.ndarray:
@@ -289,7 +299,7 @@ def _settled_by(lv: Levelled, along: tuple[float, float], side: tuple[float, flo
     if max(side) >= evidence and max(side) >= SETTLE_SHARE * max(along):
         turned = lv.turned(1)
         return Levelled(lv.index, 0, turned.pose, turned.paper, turned.ink, turned.edges,
-                        lv.strength, False, _up(side))
+                        lv.strength, False, _up(side), turned.rules)
     if max(along) >= evidence and max(along) >= SETTLE_SHARE * max(side):
         return replace(lv, across=False, up=_up(along))
     return lv

@@ -1,4 +1,5 @@
-"""What the straight strokes printed on a scrap say about its orientation.
+"""What the straight strokes printed on a scrap say about its orientation, and where its
+column rules run (:func:`column_rules`, which :mod:`.crossings` follows across a seam).
 
 A page's rules (a table's borders, the line under a heading) and the edges of its tinted
 blocks (a code block's background) run exactly along and across its text lines, over
@@ -17,6 +18,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from shredfold.shred.solvers.jigsaw import table
 from shredfold.shred.solvers.jigsaw.geometry import wrap_deg
 
 BACKGROUND = 9  # px window of the local paper level the darkness is measured against
@@ -26,6 +28,14 @@ INSET = 8.0  # px: a stroke's middle half lies at least this far inside the pape
 NEAR_DEG = 15.0  # only strokes within this of the text's lines (or square to them) count
 MIN_EVIDENCE = 120.0  # px of strokes in all before they are trusted over the text
 AGREE_DEG = 1.0  # strokes this close to the strokes' median direction are one set of rules
+# A column rule lies this far inside the paper (the rim's shading is no rule), spans at
+# most RULE_WIDTH px across (a levelled scrap may lie a fraction of a degree out, and a
+# long rule then steps a pixel or two), and runs straight: within RULE_TILT_DEG of square
+# to the lines, its pixels within RULE_RMS of its fitted line.
+RULE_INSET = 4
+RULE_WIDTH = 14
+RULE_TILT_DEG = 2.0
+RULE_RMS = 1.5
 
 
 def strokes(rgb: np.ndarray, paper: np.ndarray) -> np.ndarray:
@@ -78,3 +88,38 @@ def rule_angle(rgb: np.ndarray, paper: np.ndarray, text_degrees: float) -> float
     if wt[near].sum() < max(MIN_EVIDENCE, 0.5 * wt.sum()):
         return None
     return (text_degrees + float(np.average(d[near], weights=wt[near]))) % 180.0
+
+
+def column_rules(rgb: np.ndarray, paper: np.ndarray) -> np.ndarray:
+    """The rules of a levelled scrap that run square to its text lines (a table's column
+    rules), well inside its paper: (k, 4) float rows x0, y0, x1, y1 (px), each fitted
+    straight. Found as :func:`.table.grid` finds a drawn table's rules (a faint ridge or
+    a dark run of :data:`.table.RULE_RUN` px; a letter's stroke is shorter, and text lines
+    leave gaps), on the scrap's own paper: no drawing to assemble first."""
+    inside = paper > 0.5
+    if not inside.any():
+        return np.zeros((0, 4))
+    grey = cv2.cvtColor(np.ascontiguousarray(rgb), cv2.COLOR_RGB2GRAY)
+    fill = float(np.percentile(grey[inside], 90))
+    # Off the paper, the paper's own level (its rim is no rule); on it, never the white a
+    # drawn scrap stands on (table.PAPER_MAX), so the whole scrap is searched.
+    grey = np.where(inside, np.minimum(grey, table.PAPER_MAX - 1), fill).astype(np.uint8)
+    dark = cv2.dilate((grey < table.FAINT).astype(np.uint8), np.ones((1, 3), np.uint8))
+    # A photographed 1 px rule often falls between two pixel columns, half on each.
+    on = table.faint_rules(grey, (0, 1), spread=3) | table.rule_runs(dark, (0, 1))
+    core = cv2.erode(inside.astype(np.uint8), np.ones((2 * RULE_INSET + 1,) * 2, np.uint8))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(on & core, connectivity=8)
+    out = []
+    for k in range(1, count):
+        x, y, w, h, _ = stats[k]
+        if h < table.RULE_RUN or w > RULE_WIDTH:
+            continue
+        ys, xs = np.nonzero(labels[y : y + h, x : x + w] == k)
+        rows = np.unique(ys)
+        mid = np.array([xs[ys == r].mean() for r in rows])
+        slope, at = np.polyfit(rows.astype(np.float64), mid, 1)
+        off = mid - (at + slope * rows)
+        if abs(slope) > np.tan(np.deg2rad(RULE_TILT_DEG)) or float(np.sqrt(np.mean(off**2))) > RULE_RMS:
+            continue
+        out.append((x + at + slope * rows[0], y + rows[0], x + at + slope * rows[-1], y + rows[-1]))
+    return np.array(out, np.float64).reshape(-1, 4)

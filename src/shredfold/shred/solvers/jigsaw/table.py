@@ -77,7 +77,7 @@ def _ruled(mask: np.ndarray, x0: int, x1: int, y0: int, y1: int, *, across: bool
     return part.size > 0 and float(part.any(axis=1 if across else 0).mean()) >= RULE_COVER
 
 
-def _runs(mask: np.ndarray, direction: tuple[int, int]) -> np.ndarray:
+def rule_runs(mask: np.ndarray, direction: tuple[int, int]) -> np.ndarray:
     """Pixels of ``mask`` on straight runs along ``direction`` ((1, 0): horizontal) of at
     least RULE_RUN, counting runs of RULE_PIECE that are less than RULE_GAP apart as one."""
 
@@ -93,8 +93,8 @@ def _continued(gray: np.ndarray, thicken: tuple[int, int], direction: tuple[int,
     """Runs along ``direction`` of ink darker than FAINT that hold a run of ink darker than
     DARK (hysteresis: faint stretches only extend rules the dark ink shows)."""
     kernel = np.ones(thicken, np.uint8)
-    strong = _runs(cv2.dilate((gray < DARK).astype(np.uint8), kernel), direction)
-    weak = _runs(cv2.dilate((gray < FAINT).astype(np.uint8), kernel), direction)
+    strong = rule_runs(cv2.dilate((gray < DARK).astype(np.uint8), kernel), direction)
+    weak = rule_runs(cv2.dilate((gray < FAINT).astype(np.uint8), kernel), direction)
     count, labels = cv2.connectedComponents(weak | strong, connectivity=8)
     keep = np.zeros(count, bool)
     keep[np.unique(labels[strong > 0])] = True
@@ -102,9 +102,11 @@ def _continued(gray: np.ndarray, thicken: tuple[int, int], direction: tuple[int,
     return keep[labels].astype(np.uint8)
 
 
-def _faint(gray: np.ndarray, direction: tuple[int, int]) -> np.ndarray:
+def faint_rules(gray: np.ndarray, direction: tuple[int, int], spread: int = 1) -> np.ndarray:
     """Pixels on faint rules along ``direction`` ((1, 0): horizontal): thin lines a little
-    darker than the paper on both sides, for at least RIDGE_SHARE of a run of RULE_RUN."""
+    darker than the paper on both sides, for at least RIDGE_SHARE of a run of RULE_RUN.
+    With ``spread``, a pixel counts for a run where one within ``spread`` // 2 across it is
+    on the line (a rule drawn between two rows of pixels shows half on each)."""
     g = gray.astype(np.float32) if direction == (1, 0) else gray.astype(np.float32).T
     soft = cv2.GaussianBlur(g, (0, 0), 0.8)
     pad = np.pad(soft, ((RIDGE_SIDE, RIDGE_SIDE), (0, 0)), mode="edge")
@@ -113,7 +115,8 @@ def _faint(gray: np.ndarray, direction: tuple[int, int]) -> np.ndarray:
     # is no rule.
     white = cv2.dilate((g > PAPER_MAX).astype(np.uint8), np.ones((2 * RIDGE_SIDE + 5,) * 2, np.uint8))
     on = ((sides - soft >= RIDGE_DEPTH) & (g >= DARK) & (white == 0)).astype(np.float32)
-    share = cv2.blur(on, (RULE_RUN, 1), borderType=cv2.BORDER_CONSTANT)
+    wide = cv2.dilate(on, np.ones((spread, 1), np.uint8)) if spread > 1 else on
+    share = cv2.blur(wide, (RULE_RUN, 1), borderType=cv2.BORDER_CONSTANT)
     # A run centred on the rule covers it to its ends; a rule drawn over two rows counts once.
     runs = cv2.dilate((share >= RIDGE_SHARE).astype(np.uint8), np.ones((1, RULE_RUN), np.uint8))
     runs &= cv2.dilate(on.astype(np.uint8), np.ones((3, 1), np.uint8))
@@ -134,11 +137,11 @@ def grid(rgb: np.ndarray) -> tuple[list[int], list[int], np.ndarray, np.ndarray]
     # to count. Runs are also found in the fainter ink, but kept only where they continue
     # a run of the dark ink, so shading alone never makes a rule.
     # A photographed 1 px rule may be only a few grey levels under the paper: found as a
-    # ridge (:func:`_faint`) and bridged across seams as the dark ones are.
-    horiz = _continued(gray, (across, 1), (1, 0)) | _runs(
-        cv2.dilate(_faint(gray, (1, 0)), np.ones((across, 1), np.uint8)), (1, 0))
-    vert = _continued(gray, (1, across), (0, 1)) | _runs(
-        cv2.dilate(_faint(gray, (0, 1)), np.ones((1, across), np.uint8)), (0, 1))
+    # ridge (:func:`faint_rules`) and bridged across seams as the dark ones are.
+    horiz = _continued(gray, (across, 1), (1, 0)) | rule_runs(
+        cv2.dilate(faint_rules(gray, (1, 0)), np.ones((across, 1), np.uint8)), (1, 0))
+    vert = _continued(gray, (1, across), (0, 1)) | rule_runs(
+        cv2.dilate(faint_rules(gray, (0, 1)), np.ones((1, across), np.uint8)), (0, 1))
     ys = _positions(horiz.sum(axis=1), RULE_RUN * 2)
     xs = _positions(vert.sum(axis=0), RULE_RUN * 2)
     return ys, xs, horiz.astype(bool), vert.astype(bool)

@@ -62,10 +62,11 @@ def crossings(lv: Levelled, origin: np.ndarray, u: np.ndarray,
 def rule_support(i: Levelled, j: Levelled, origin: np.ndarray, u: np.ndarray,
                  to_j: np.ndarray, slide: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                  length: float) -> np.ndarray:
-    """Per slide of ``j`` along ``i``'s edge (line ``origin + t u``; ``to_j`` takes the seam's frame before the slide to ``j``'s; ``j``'s edge spans
-    ``lo`` to ``hi`` after each slide, ``i``'s 0 to ``length``): how many of ``i``'s rule
-    crossings within the shared stretch meet one of ``j``'s (each 1 where two meet
-    exactly, a little less as they lie apart)."""
+    """Per slide of ``j`` along ``i``'s edge (the line ``origin + t u``; ``to_j`` takes
+    the seam's frame before the slide to ``j``'s; ``j``'s edge spans ``lo`` to ``hi``
+    after each slide, ``i``'s 0 to ``length``): how many of ``i``'s rule crossings within
+    the shared stretch meet one of ``j``'s (each 1 where two meet exactly, a little less
+    as they lie apart)."""
     none = np.zeros(len(slide))
     if not len(i.rules) or not len(j.rules):
         return none

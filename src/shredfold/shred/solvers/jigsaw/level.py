@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from shredfold.shred.solvers.jigsaw.contour import PAPER_LEVEL, paper_outline
-from shredfold.shred.solvers.jigsaw.geometry import angle_of, rigid, wrap_deg
+from shredfold.shred.solvers.jigsaw.geometry import angle_of, apply, rigid, wrap_deg
 from shredfold.shred.solvers.jigsaw.ink import line_angle
 from shredfold.shred.solvers.jigsaw.rules import column_rules, rule_angle
 from shredfold.shred.solvers.jigsaw.straight import Edge, straight_edges
@@ -111,14 +111,8 @@ class Levelled:
                            np.ascontiguousarray(np.rot90(out.ink)),
                            [e.moved(turn) for e in out.edges], out.strength, out.across,
                            None if out.up is None else (out.up - 1) % 4,
-                           _moved_segments(turn, out.rules))
+                           apply(turn, out.rules.reshape(-1, 2)).reshape(-1, 4))
         return out
-
-
-def _moved_segments(pose: np.ndarray, segments: np.ndarray) -> np.ndarray:
-    """Segments (k, 4: x0, y0, x1, y1) mapped by a 3x3 pose."""
-    ends = segments.reshape(-1, 2) @ pose[:2, :2].T + pose[:2, 2]
-    return ends.reshape(-1, 4)
 
 
 def quarter_turn(shape: tuple[int, int]) -> np.ndarray:

@@ -83,9 +83,10 @@ UNSHARED_WEIGHT = 0.75
 # A table's column rules met across the seam (:mod:`.crossings`): each counts this much.
 # Measured on the 18 table composites of the paper preset not tuned on before (the fourth
 # to ninth built-in tables, N = 8 to 16; joins marked right or wrong by the answer key):
-# 122 right joins, 17 wrong, 76 clusters without; 150, 7 and 58 with (0.3: 145 / 9 / 61;
-# 0.4: 148 / 8 / 59; 0.6: 148 / 9 / 58; 0.8: 147 / 8 / 60). On 54 composites of six
-# domains 542 / 13 / 93 before, 545 / 11 / 92 after (pages without rules are untouched).
+# 122 right joins, 17 wrong, 76 clusters without; 148, 8 and 59 with. Counted over a hard
+# 3 px window (before crossings.MEET_FALL), 0.3 to 0.8 gave 145-150 right, 7-9 wrong and
+# 58-61 clusters (0.5: 150 / 7 / 58). On 54 composites of six domains 542 / 13 / 93
+# before, 545 / 11 / 92 after (pages without rules are untouched).
 RULE_WEIGHT = 0.5
 
 
